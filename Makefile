@@ -1,0 +1,45 @@
+# dma-fastpath: every entry point of the project. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+MODE ?= intel-strict
+KERNEL ?= series
+CMD ?= /usr/share/dfp/dfp-check.sh
+
+help:
+	@echo "make deps      install Debian packages, fetch the pinned base source"
+	@echo "make tree      build/linux: base commit (tag base) + git am of patches/ (tag series)"
+	@echo "make export    write patches/ and the mirrors back from build/linux (base..fastpath)"
+	@echo "make kernel    build the base and series guest kernels (incremental, ccache)"
+	@echo "make initramfs build the guest initramfs for both kernels"
+	@echo "make kunit     generic_pt KUnit under UML on the series (KUNIT_SLOW=1 adds timing cases)"
+	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
+	@echo "make check     the test suite: ends with 'N passed, N failed'"
+
+deps:
+	scripts/deps
+
+tree:
+	scripts/tree
+
+export:
+	scripts/export
+
+kernel:
+	scripts/build base bzImage
+	scripts/build series bzImage
+
+initramfs:
+	scripts/initramfs base
+	scripts/initramfs series
+
+kunit:
+	scripts/kunit series
+
+vm:
+	scripts/vm -k $(KERNEL) $(MODE) -- $(CMD)
+
+check:
+	scripts/check
+
+.PHONY: help deps tree export kernel initramfs kunit vm check

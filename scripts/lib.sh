@@ -1,0 +1,65 @@
+# Shared helpers for dma-fastpath scripts. Source, do not run.
+# shellcheck shell=bash
+top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+export CCACHE_BASEDIR="$top/build"
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+export KBUILD_BUILD_USER=dma-fastpath KBUILD_BUILD_HOST=localhost
+export KBUILD_BUILD_TIMESTAMP="2026-11-15 00:00:00 UTC"
+JOBS=${JOBS:-$(nproc)}
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# kernel_src base|series|<path>: the source directory for a kernel.
+kernel_src() {
+	case "$1" in
+	base)
+		local wt="$top/build/linux-base"
+		if [ ! -d "$wt/.git" ] && [ ! -f "$wt/.git" ]; then
+			log "creating worktree build/linux-base at tag base"
+			git -C "$top/build/linux" worktree add -q --detach "$wt" base >&2
+		fi
+		[ "$(git -C "$wt" rev-parse HEAD)" = "$(git -C "$top/build/linux" rev-parse base)" ] ||
+			git -C "$wt" checkout -q --detach base
+		echo "$wt" ;;
+	series) echo "$top/build/linux" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+kmake() {
+	local src=$1 obj=$2; shift 2
+	make -C "$src" O="$obj" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
+# Print a line every 500 compiled objects and every error/warning, so long
+# builds show progress without flooding the log.
+progress_filter() {
+	awk -v tag="$1" '
+		/^  (CC|AS|LD|AR|BTF|GEN|HOSTCC)/ { n++; if (n % 500 == 0) { printf "[%s] %s: %d steps, at %s\n", strftime("%H:%M:%S"), tag, n, $2; fflush() } next }
+		/^  / { next }
+		{ print; fflush() }'
+}
+
+# Fail when a =y/=n option of a fragment did not survive olddefconfig
+# (a dependency is missing): a silent fallback would test the wrong kernel.
+check_config() {
+	local cfg=$1; shift
+	local bad=0 f line sym val
+	for f in "$@"; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*) sym=${line%%=*}; val=${line#*=}
+				if [ "$val" = n ]; then
+					grep -qx "$sym=y" "$cfg" && { log "config: $sym=n wanted, is y"; bad=1; }
+				else
+					grep -qx "$line" "$cfg" || { log "config: $line wanted, got: $(grep "^$sym=\|# $sym is" "$cfg" || echo unset)"; bad=1; }
+				fi ;;
+			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
+				grep -q "^$sym=" "$cfg" && { log "config: $sym should be off, is $(grep "^$sym=" "$cfg")"; bad=1; } ;;
+			esac
+		done < "$f"
+	done
+	[ "$bad" = 0 ] || die "config fragments not satisfied in $cfg"
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Smoke test of the DMA mapping paths through dma_map_benchmark: bind the
+ * spare `edu` PCI device to the benchmark driver and run each mode for a
+ * short time. Every run must complete without error and report a non-zero
+ * map and unmap time; bad parameters must be rejected with EINVAL.
+ */
+#include <sys/ioctl.h>
+#include <linux/map_benchmark.h>
+#include "dfp_guest.h"
+#include "kselftest_harness.h"
+
+#define EDU_VENDOR	0x1234
+#define EDU_DEVICE	0x11e8
+#define BENCH_DEV	"/sys/kernel/debug/dma_map_benchmark"
+
+static int bind_edu(struct __test_metadata *_metadata)
+{
+	char bdf[256], path[512], drv[256];
+	ssize_t n;
+
+	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	n = readlink(path, drv, sizeof(drv) - 1);
+	if (n > 0) {
+		drv[n] = '\0';
+		if (strstr(drv, "dma_map_benchmark"))
+			return 0;
+		snprintf(path, sizeof(path),
+			 "/sys/bus/pci/devices/%s/driver/unbind", bdf);
+		dfp_write(path, bdf);
+	}
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override",
+		 bdf);
+	if (dfp_write(path, "dma_map_benchmark"))
+		return -errno;
+	return dfp_write("/sys/bus/pci/drivers/dma_map_benchmark/bind", bdf);
+}
+
+FIXTURE(bench) {
+	int fd;
+};
+
+FIXTURE_VARIANT(bench) {
+	int mode;
+	unsigned int granule;
+	unsigned int threads;
+};
+
+FIXTURE_VARIANT_ADD(bench, single_1) {
+	.mode = DMA_MAP_BENCH_SINGLE_MODE, .granule = 1, .threads = 1,
+};
+
+FIXTURE_VARIANT_ADD(bench, single_16_2threads) {
+	.mode = DMA_MAP_BENCH_SINGLE_MODE, .granule = 16, .threads = 2,
+};
+
+FIXTURE_VARIANT_ADD(bench, sg_16) {
+	.mode = DMA_MAP_BENCH_SG_MODE, .granule = 16, .threads = 1,
+};
+
+FIXTURE_VARIANT_ADD(bench, sg_256) {
+	.mode = DMA_MAP_BENCH_SG_MODE, .granule = 256, .threads = 1,
+};
+
+FIXTURE_SETUP(bench)
+{
+	int ret = bind_edu(_metadata);
+
+	ASSERT_EQ(0, ret) {
+		TH_LOG("cannot bind edu to dma_map_benchmark: %s",
+		       strerror(-ret));
+	}
+	self->fd = open(BENCH_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) {
+		TH_LOG("open %s: %s", BENCH_DEV, strerror(errno));
+	}
+}
+
+FIXTURE_TEARDOWN(bench)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static void fill(struct map_benchmark *m, int mode, unsigned int granule,
+		 unsigned int threads)
+{
+	memset(m, 0, sizeof(*m));
+	m->threads = threads;
+	m->seconds = 1;
+	m->node = -1;
+	m->dma_bits = 32;
+	m->dma_dir = DMA_MAP_BIDIRECTIONAL;
+	m->granule = granule;
+	m->map_mode = mode;
+}
+
+TEST_F(bench, runs)
+{
+	struct map_benchmark m;
+
+	fill(&m, variant->mode, variant->granule, variant->threads);
+	ASSERT_EQ(0, ioctl(self->fd, DMA_MAP_BENCHMARK, &m)) {
+		TH_LOG("ioctl: %s", strerror(errno));
+	}
+	TH_LOG("mode %d granule %u threads %u: map %llu00 ns unmap %llu00 ns",
+	       variant->mode, variant->granule, variant->threads,
+	       (unsigned long long)m.avg_map_100ns,
+	       (unsigned long long)m.avg_unmap_100ns);
+	/* Under TCG a map of even one page takes well over 100 ns. */
+	ASSERT_LT((__u64)0, m.avg_map_100ns);
+	ASSERT_LT((__u64)0, m.avg_unmap_100ns);
+}
+
+TEST_F(bench, rejects_bad_input)
+{
+	struct map_benchmark m;
+
+	fill(&m, DMA_MAP_BENCH_MODE_MAX, 1, 1);
+	ASSERT_EQ(-1, ioctl(self->fd, DMA_MAP_BENCHMARK, &m));
+	ASSERT_EQ(EINVAL, errno);
+
+	fill(&m, variant->mode, 0, 1);
+	ASSERT_EQ(-1, ioctl(self->fd, DMA_MAP_BENCHMARK, &m));
+	ASSERT_EQ(EINVAL, errno);
+
+	fill(&m, variant->mode, 1, DMA_MAP_MAX_THREADS + 1);
+	ASSERT_EQ(-1, ioctl(self->fd, DMA_MAP_BENCHMARK, &m));
+	ASSERT_EQ(EINVAL, errno);
+}
+
+TEST_HARNESS_MAIN
