@@ -11,21 +11,31 @@ JOBS=${JOBS:-$(nproc)}
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# kernel_src base|series|<path>: the source directory for a kernel.
+# kernel_src REF: check out REF (base, series, a commit) in the build
+# worktree build/src and print its path. Every kernel build uses this one
+# source path, so base and series objects share the ccache (the compiler
+# command lines, which carry the relative source path, are identical) and
+# an O= directory rebuilds only the files that differ between its last
+# build and REF. Builds are serialised with a lock on build/src.lock.
 kernel_src() {
-	case "$1" in
-	base)
-		local wt="$top/build/linux-base"
-		if [ ! -d "$wt/.git" ] && [ ! -f "$wt/.git" ]; then
-			log "creating worktree build/linux-base at tag base"
-			git -C "$top/build/linux" worktree add -q --detach "$wt" base >&2
-		fi
-		[ "$(git -C "$wt" rev-parse HEAD)" = "$(git -C "$top/build/linux" rev-parse base)" ] ||
-			git -C "$wt" checkout -q --detach base
-		echo "$wt" ;;
-	series) echo "$top/build/linux" ;;
-	*) echo "$1" ;;
-	esac
+	local ref=$1 wt="$top/build/src"
+	case "$ref" in base|series) ref="refs/tags/$ref" ;; esac
+	git -C "$top/build/linux" rev-parse -q --verify "$ref^{commit}" >/dev/null ||
+		die "no $1 in build/linux (run: make tree)"
+	if [ ! -e "$wt/.git" ]; then
+		log "creating the build worktree build/src"
+		git -C "$top/build/linux" worktree add -q --detach "$wt" "$ref" >&2
+	fi
+	if [ "$(git -C "$wt" rev-parse HEAD)" != "$(git -C "$top/build/linux" rev-parse "$ref^{commit}")" ]; then
+		git -C "$wt" checkout -q -f --detach "$ref^{commit}" >&2
+	fi
+	echo "$wt"
+}
+
+# src_lock: hold the build/src lock until this script exits.
+src_lock() {
+	exec 9>"$top/build/src.lock"
+	flock 9
 }
 
 kmake() {
