@@ -19,7 +19,7 @@ die() { log "ERROR: $*"; exit 1; }
 # build and REF. Builds are serialised with a lock on build/src.lock.
 kernel_src() {
 	local ref=$1 wt="$top/build/src"
-	case "$ref" in base|series) ref="refs/tags/$ref" ;; esac
+	case "$ref" in base|series|bench-base) ref="refs/tags/$ref" ;; esac
 	git -C "$top/build/linux" rev-parse -q --verify "$ref^{commit}" >/dev/null ||
 		die "no $1 in build/linux (run: make tree)"
 	if [ ! -e "$wt/.git" ]; then

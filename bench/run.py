@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""make bench: A/B benchmarks of the base and series kernels, interleaved.
+
+Applies the series (scripts/tree), builds the two kernels (bench-base: the
+pinned base plus the measurement-only patches, and series), then runs every
+workload on both in rounds (base, series, then series, base, ...), round 0
+being a warm-up. Every measurement is appended to results.jsonl in
+bench/results/<UTC timestamp>/, and bench/compare.py turns that into
+report.md, summary.json and plots.
+
+Environment: ROUNDS (default 5 measured rounds), QUICK=1 (a smoke run of
+every workload: 1 measured round, short durations), FAMILIES (subset of
+"kunit dma_map_benchmark fio xdp"), MODES (subset of the guest modes).
+"""
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUICK = os.environ.get('QUICK', '0') == '1'
+ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
+FAMILIES = os.environ.get('FAMILIES', 'kunit dma_map_benchmark fio xdp').split()
+KERNELS = {'base': 'bench-base', 'series': 'series'}
+
+# Guest points. dma_map_benchmark modes: 0 single, 1 sg, 2 IOVA link.
+DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
+               for m, gs in ((0, (1, 16, 256)), (1, (16, 256)), (2, (16, 256, 512)))
+               for g in gs]
+DMAB_SG_POINTS = [p for p in DMAB_POINTS if p.startswith('1:')]
+DMAB_NAMES = {'0': 'single', '1': 'sg', '2': 'iova-link'}
+XDP_ACTIONS = 'drop tx redirect'
+
+# Which guest parts run in which IOMMU mode (one boot per mode and kernel).
+MODE_PARTS = {
+    'intel-strict': ['dmabench', 'fio', 'xdp'],
+    'intel-lazy': ['dmabench', 'fio', 'xdp'],
+    'intel-pt': ['fio', 'xdp'],
+    'amd-strict': ['dmabench-sg'],
+    'none': ['fio'],
+}
+PART_FAMILY = {'dmabench': 'dma_map_benchmark', 'dmabench-sg': 'dma_map_benchmark',
+               'fio': 'fio', 'xdp': 'xdp'}
+
+if QUICK:
+    TIMES = dict(SECONDS_PER_POINT='1', RUNTIME='2', RAMP='1', XDP_SECONDS='2')
+else:
+    TIMES = dict(SECONDS_PER_POINT='2', RUNTIME='5', RAMP='1', XDP_SECONDS='5')
+
+T0 = time.time()
+
+
+def log(msg):
+    el = int(time.time() - T0)
+    print(f'[bench {el // 60:3d}m{el % 60:02d}s] {msg}', flush=True)
+
+
+def sh(cmd, env=None, check=True, capture=False):
+    e = dict(os.environ)
+    e.update(env or {})
+    r = subprocess.run(cmd, cwd=TOP, env=e, text=True,
+                       stdout=subprocess.PIPE if capture else None,
+                       stderr=subprocess.STDOUT if capture else None)
+    if check and r.returncode:
+        raise SystemExit(f'bench: {" ".join(cmd)} failed ({r.returncode})')
+    return r
+
+
+class Results:
+    def __init__(self, path):
+        self.path = path
+        self.failures = []
+
+    def add(self, family, workload, mode, kernel, rnd, metric, value, unit, better):
+        rec = dict(family=family, workload=workload, mode=mode, kernel=kernel,
+                   round=rnd, metric=metric, value=value, unit=unit, better=better)
+        with open(self.path, 'a') as f:
+            f.write(json.dumps(rec) + '\n')
+
+
+def run_kunit(res, kernel, rnd, raw):
+    """generic_pt KUnit timing cases under UML; '# timing:' lines."""
+    out = os.path.join(raw, f'kunit-r{rnd}-{kernel}.log')
+    r = sh(['scripts/kunit', KERNELS[kernel], '--filter_glob', '*.test_time_*',
+            '--raw_output=kunit'], env={'KUNIT_SLOW': '1'}, check=False, capture=True)
+    with open(out, 'w') as f:
+        f.write(r.stdout)
+    pat = re.compile(r'# timing: fmt=(\S+) case=(\S+) iters=(\d+) avg_ns=(\d+) min_ns=(\d+)')
+    n = 0
+    for m in pat.finditer(r.stdout):
+        fmt, case, _, avg, mn = m.groups()
+        res.add('kunit', f'{fmt}/{case}', 'uml', kernel, rnd, 'avg_ns', int(avg), 'ns', 'lower')
+        res.add('kunit', f'{fmt}/{case}', 'uml', kernel, rnd, 'min_ns', int(mn), 'ns', 'lower')
+        n += 1
+    if r.returncode or n == 0:
+        res.failures.append(f'kunit {kernel} round {rnd}: rc {r.returncode}, {n} timing lines ({out})')
+
+
+def parse_dmabench(res, text, mode, kernel, rnd):
+    for line in text.splitlines():
+        m = re.match(r'point=(\d+):(\d+):(\d+) (.*)', line)
+        if not m:
+            continue
+        mm, g, t, rest = m.groups()
+        wl = f'{DMAB_NAMES[mm]}-{g}p-{t}t'
+        kv = dict(re.findall(r'(\w+)=(\d+)', rest))
+        for key in ('map_p50', 'map_p99', 'unmap_p50', 'unmap_p99', 'map_avg', 'unmap_avg'):
+            v = int(kv[key]) if key in kv else None
+            res.add('dma_map_benchmark', wl, mode, kernel, rnd, key + '_ns', v, 'ns', 'lower')
+
+
+def parse_fio(res, path, mode, kernel, rnd):
+    with open(path) as f:
+        data = json.load(f)
+    for job in data['jobs']:
+        name = job['jobname']
+        d = job['read'] if job['read']['io_bytes'] else job['write']
+        clat = d.get('clat_ns', {})
+        res.add('fio', name, mode, kernel, rnd, 'iops', round(d['iops'], 1), 'IOPS', 'higher')
+        res.add('fio', name, mode, kernel, rnd, 'lat_mean_us',
+                round(clat.get('mean', 0) / 1000, 2), 'us', 'lower')
+        p99 = clat.get('percentile', {}).get('99.000000')
+        res.add('fio', name, mode, kernel, rnd, 'lat_p99_us',
+                round(p99 / 1000, 2) if p99 else None, 'us', 'lower')
+
+
+def parse_xdp(res, text, mode, kernel, rnd):
+    for m in re.finditer(r'xdp action=(\w+) (pps=(\d+)|error)', text):
+        v = int(m.group(3)) if m.group(3) else None
+        res.add('xdp', m.group(1), mode, kernel, rnd, 'pps', v, 'pps', 'higher')
+
+
+def run_guest(res, mode, parts, kernel, rnd, raw):
+    rundir = os.path.join(raw, f'r{rnd}-{mode}-{kernel}')
+    shutil.rmtree(rundir, ignore_errors=True)
+    gparts = ' '.join('dmabench' if p.startswith('dmabench') else p for p in parts)
+    points = DMAB_SG_POINTS if 'dmabench-sg' in parts else DMAB_POINTS
+    env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900')
+    envline = ' '.join(f'{k}={v}' for k, v in TIMES.items())
+    cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a', 'dma_debug=off', mode, '--', 'env',
+           f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
+           f'XDP_ACTIONS={XDP_ACTIONS}'] + envline.split() + ['/usr/share/dfp/bench/all.sh']
+    r = sh(cmd, env=env, check=False, capture=True)
+    with open(os.path.join(rundir, 'host.log'), 'w') as f:
+        f.write(r.stdout)
+    if r.returncode:
+        res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {r.returncode} ({rundir})')
+    out = os.path.join(rundir, 'out')
+    if 'dmabench' in gparts:
+        p = os.path.join(out, 'dmabench.txt')
+        parse_dmabench(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
+    if 'fio' in gparts and os.path.exists(os.path.join(out, 'fio.json')):
+        try:
+            parse_fio(res, os.path.join(out, 'fio.json'), mode, kernel, rnd)
+        except (ValueError, KeyError) as e:
+            res.failures.append(f'fio {mode} {kernel} round {rnd}: bad JSON: {e}')
+    if 'xdp' in gparts:
+        p = os.path.join(out, 'xdp.txt')
+        parse_xdp(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
+
+
+def main():
+    ts = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%SZ')
+    rdir = os.environ.get('BENCH_DIR') or os.path.join(TOP, 'bench', 'results', ts)
+    raw = os.path.join(rdir, 'raw')
+    os.makedirs(raw, exist_ok=True)
+    res = Results(os.path.join(rdir, 'results.jsonl'))
+    modes = os.environ.get('MODES', ' '.join(MODE_PARTS)).split()
+    log(f'results in {os.path.relpath(rdir, TOP)}; rounds: warm-up + {ROUNDS}; '
+        f'families: {" ".join(FAMILIES)}; modes: {" ".join(modes)}{"; QUICK" if QUICK else ""}')
+
+    log('applying the series (make tree)')
+    sh(['scripts/tree'])
+    guest = any(f in FAMILIES for f in ('dma_map_benchmark', 'fio', 'xdp'))
+    if guest:
+        for k, ref in KERNELS.items():
+            log(f'building the {k} kernel ({ref})')
+            sh(['scripts/build', ref, 'bzImage'])
+            sh(['scripts/initramfs', ref])
+    hashes = {k: sh(['git', '-C', 'build/linux', 'rev-parse', ref], capture=True).stdout.strip()
+              for k, ref in KERNELS.items()}
+    meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK,
+                kernels={k: f'{KERNELS[k]} {hashes[k]}' for k in KERNELS},
+                cpus=os.cpu_count(),
+                qemu=sh(['qemu-system-x86_64', '--version'], capture=True).stdout.splitlines()[0],
+                times=TIMES)
+    with open(os.path.join(rdir, 'meta.json'), 'w') as f:
+        json.dump(meta, f, indent=1)
+    os.makedirs(os.path.join(rdir, 'configs'), exist_ok=True)
+    for k, ref in KERNELS.items():
+        cfg = os.path.join(TOP, 'build', f'obj-{ref}', '.config')
+        if os.path.exists(cfg):
+            shutil.copy(cfg, os.path.join(rdir, 'configs', f'{k}.config'))
+
+    for rnd in range(ROUNDS + 1):
+        order = ['base', 'series'] if rnd % 2 == 0 else ['series', 'base']
+        tag = 'warm-up' if rnd == 0 else f'{rnd}/{ROUNDS}'
+        if 'kunit' in FAMILIES:
+            for k in order:
+                log(f'round {tag}: kunit timing, {k}')
+                run_kunit(res, k, rnd, raw)
+        for mode in modes:
+            parts = [p for p in MODE_PARTS[mode] if PART_FAMILY[p] in FAMILIES]
+            if not parts:
+                continue
+            for k in order:
+                log(f'round {tag}: {mode} {k}: {" ".join(parts)}')
+                run_guest(res, mode, parts, k, rnd, raw)
+
+    log('comparing')
+    r = sh(['/usr/bin/python3', 'bench/compare.py', rdir], check=False)
+    latest = os.path.join(TOP, 'bench', 'results', 'latest')
+    if os.path.islink(latest) or not os.path.exists(latest):
+        if os.path.islink(latest):
+            os.unlink(latest)
+        os.symlink(os.path.relpath(rdir, os.path.dirname(latest)), latest)
+    for f in res.failures:
+        log(f'FAILED: {f}')
+    log(f'done: {os.path.relpath(rdir, TOP)}/report.md')
+    return 1 if (res.failures or r.returncode) else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
