@@ -129,8 +129,8 @@ def parse_fio(res, path, mode, kernel, rnd):
 
 
 def parse_xdp(res, text, mode, kernel, rnd):
-    for m in re.finditer(r'xdp action=(\w+) (pps=(\d+)|error)', text):
-        v = int(m.group(3)) if m.group(3) else None
+    for m in re.finditer(r"xdp action=(\w+) (?:packets=\d+ secs=[\d.]+ pps=(\d+)|error)", text):
+        v = int(m.group(2)) if m.group(2) else None
         res.add('xdp', m.group(1), mode, kernel, rnd, 'pps', v, 'pps', 'higher')
 
 
