@@ -15,6 +15,7 @@ help:
 	@echo "make kunit     generic_pt KUnit under UML on the series (KUNIT_SLOW=1 adds timing cases)"
 	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
 	@echo "make check     the test suite: ends with 'N passed, N failed'"
+	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
 
 deps:
 	scripts/deps
@@ -42,4 +43,11 @@ vm:
 check:
 	scripts/check
 
-.PHONY: help deps tree export kernel initramfs kunit vm check
+# Debian's python3 (scipy, matplotlib), whatever python3 comes first in PATH.
+bench:
+	/usr/bin/python3 bench/run.py
+
+bench-test:
+	/usr/bin/python3 -m unittest bench/test_compare.py
+
+.PHONY: help deps tree export kernel initramfs kunit vm check bench bench-test
