@@ -4,6 +4,7 @@ SHELL := /bin/bash
 
 MODE ?= intel-strict
 KERNEL ?= series
+WORKLOAD ?=
 CMD ?= /usr/share/dfp/dfp-check.sh
 
 help:
@@ -16,6 +17,7 @@ help:
 	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
 	@echo "make check     the test suite: ends with 'N passed, N failed'"
 	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
+	@echo "make profile   perf + bpftrace profile of WORKLOAD= on KERNEL=$(KERNEL) in MODE=$(MODE)"
 
 deps:
 	scripts/deps
@@ -47,7 +49,11 @@ check:
 bench:
 	/usr/bin/python3 bench/run.py
 
+# One workload under perf record and bpftrace in the guest (bench/trace/).
+profile:
+	bench/trace/profile "$(WORKLOAD)" $(KERNEL) $(MODE)
+
 bench-test:
 	/usr/bin/python3 -m unittest bench/test_compare.py
 
-.PHONY: help deps tree export kernel initramfs kunit vm check bench bench-test
+.PHONY: help deps tree export kernel initramfs kunit vm check bench profile bench-test
