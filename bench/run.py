@@ -85,8 +85,9 @@ class Results:
 def run_kunit(res, kernel, rnd, raw):
     """generic_pt KUnit timing cases under UML; '# timing:' lines."""
     out = os.path.join(raw, f'kunit-r{rnd}-{kernel}.log')
-    r = sh(['scripts/kunit', KERNELS[kernel], '--filter_glob', '*.test_time_*',
-            '--raw_output=kunit'], env={'KUNIT_SLOW': '1'}, check=False, capture=True)
+    # kunit.py takes the suite.test glob as a positional argument.
+    r = sh(['scripts/kunit', KERNELS[kernel], '*.test_time_*', '--raw_output=kunit'],
+           env={'KUNIT_SLOW': '1'}, check=False, capture=True)
     with open(out, 'w') as f:
         f.write(r.stdout)
     pat = re.compile(r'# timing: fmt=(\S+) case=(\S+) iters=(\d+) avg_ns=(\d+) min_ns=(\d+)')
@@ -134,26 +135,51 @@ def parse_xdp(res, text, mode, kernel, rnd):
         res.add('xdp', m.group(1), mode, kernel, rnd, 'pps', v, 'pps', 'higher')
 
 
-def run_guest(res, mode, parts, kernel, rnd, raw):
-    rundir = os.path.join(raw, f'r{rnd}-{mode}-{kernel}')
+def nvme_timeouts(rundir):
+    p = os.path.join(rundir, 'console.log')
+    return os.path.exists(p) and re.search(r'nvme.*timeout, aborting',
+                                           open(p, errors='replace').read()) is not None
+
+
+def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
+    rundir = os.path.join(raw, f'r{rnd}-{mode}-{kernel}' + ('' if attempt == 1 else f'-try{attempt}'))
     shutil.rmtree(rundir, ignore_errors=True)
     gparts = ' '.join('dmabench' if p.startswith('dmabench') else p for p in parts)
     points = DMAB_SG_POINTS if 'dmabench-sg' in parts else DMAB_POINTS
     env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900')
     envline = ' '.join(f'{k}={v}' for k, v in TIMES.items())
-    cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a', 'dma_debug=off', mode, '--', 'env',
+    # nvme_core.io_timeout: a completion the emulated NVMe loses (see
+    # parse below) costs 5 s instead of 30 before the abort recovers it.
+    cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a', 'dma_debug=off nvme_core.io_timeout=5',
+           mode, '--', 'env',
            f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
            f'XDP_ACTIONS={XDP_ACTIONS}'] + envline.split() + ['/usr/share/dfp/bench/all.sh']
     r = sh(cmd, env=env, check=False, capture=True)
     with open(os.path.join(rundir, 'host.log'), 'w') as f:
         f.write(r.stdout)
+    if 'fio' in gparts and attempt == 1 and nvme_timeouts(rundir):
+        # A test-bed fault, not a measurement: run this boot once more (the
+        # first try stays in raw/ for the record).
+        log(f'  NVMe I/O timeouts in the guest: repeating {mode} {kernel} once')
+        return run_guest(res, mode, parts, kernel, rnd, raw, attempt + 1)
     if r.returncode:
         res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {r.returncode} ({rundir})')
     out = os.path.join(rundir, 'out')
     if 'dmabench' in gparts:
         p = os.path.join(out, 'dmabench.txt')
         parse_dmabench(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
-    if 'fio' in gparts and os.path.exists(os.path.join(out, 'fio.json')):
+    if 'fio' in gparts and nvme_timeouts(rundir):
+        # The emulated NVMe lost completions (QEMU, seen under host load):
+        # the I/O waited for the timeout and abort, so this run's fio figures
+        # measure the timeout, not the mapping path. Record them as missing.
+        res.failures.append(f'fio {mode} {kernel} round {rnd}: NVMe I/O timeouts '
+                            f'in the guest, results discarded ({rundir})')
+        for job in ('randread-4k-qd1', 'randread-4k-qd32', 'randwrite-4k-qd32',
+                    'seqread-128k-qd8', 'seqread-1m-qd4'):
+            for metric, unit, better in (('iops', 'IOPS', 'higher'), ('lat_mean_us', 'us', 'lower'),
+                                         ('lat_p99_us', 'us', 'lower')):
+                res.add('fio', job, mode, kernel, rnd, metric, None, unit, better)
+    elif 'fio' in gparts and os.path.exists(os.path.join(out, 'fio.json')):
         try:
             parse_fio(res, os.path.join(out, 'fio.json'), mode, kernel, rnd)
         except (ValueError, KeyError) as e:
