@@ -578,6 +578,11 @@ def _label(r, with_workload=True):
     return f"{r['workload']}\n{r['mode']}" if with_workload else r["mode"]
 
 
+# Bar width and colours shared by every plot.
+BAR_WIDTH = 0.38
+KERNEL_COLORS = {"base": "#7f7f7f", "series": "#1f77b4"}
+
+
 def _finish(fig, path):
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=90)
@@ -587,8 +592,7 @@ def plot_family(plt, family, rows, path):
     panels = _panels(rows)
     fig, axes = _figure(plt, panels,
                         f"{family}: base vs series (median, bars min..max)")
-    w = 0.38
-    colors = {"base": "#7f7f7f", "series": "#1f77b4"}
+    w, colors = BAR_WIDTH, KERNEL_COLORS
     for ax, ((metric, unit), prow) in zip(axes, panels.items()):
         xs = list(range(len(prow)))
         for i, k in enumerate(KERNELS):
@@ -635,8 +639,7 @@ def plot_ratio(plt, family, rows, path):
     fig, axes = _figure(plt, panels,
                         f"{family}: median / median in {PT_MODE} "
                         f"(same workload, metric, kernel)")
-    w = 0.38
-    colors = {"base": "#7f7f7f", "series": "#1f77b4"}
+    w, colors = BAR_WIDTH, KERNEL_COLORS
     for ax, ((metric, unit), prow) in zip(axes, panels.items()):
         xs = list(range(len(prow)))
         for i, k in enumerate(KERNELS):

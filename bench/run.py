@@ -34,6 +34,10 @@ DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
 DMAB_SG_POINTS = [p for p in DMAB_POINTS if p.startswith('1:')]
 DMAB_NAMES = {'0': 'single', '1': 'sg', '2': 'iova-link'}
 XDP_ACTIONS = 'drop tx redirect'
+# The fio jobs: the sections of bench/fio/fastpath.fio.
+with open(os.path.join(TOP, 'bench', 'fio', 'fastpath.fio')) as _f:
+    FIO_JOBS = [m.group(1) for m in re.finditer(r'^\[([^\]]+)\]$', _f.read(), re.M)
+                if m.group(1) != 'global']
 
 # Which guest parts run in which IOMMU mode (one boot per mode and kernel).
 MODE_PARTS = {
@@ -174,8 +178,7 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
         # measure the timeout, not the mapping path. Record them as missing.
         res.failures.append(f'fio {mode} {kernel} round {rnd}: NVMe I/O timeouts '
                             f'in the guest, results discarded ({rundir})')
-        for job in ('randread-4k-qd1', 'randread-4k-qd32', 'randwrite-4k-qd32',
-                    'seqread-128k-qd8', 'seqread-1m-qd4'):
+        for job in FIO_JOBS:
             for metric, unit, better in (('iops', 'IOPS', 'higher'), ('lat_mean_us', 'us', 'lower'),
                                          ('lat_p99_us', 'us', 'lower')):
                 res.add('fio', job, mode, kernel, rnd, metric, None, unit, better)
