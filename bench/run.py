@@ -145,12 +145,24 @@ def nvme_timeouts(rundir):
                                            open(p, errors='replace').read()) is not None
 
 
+def early_int3(rundir):
+    """The guest took MTTCG's int3 Oops at boot, before the workload ran."""
+    con = os.path.join(rundir, 'console.log')
+    out = os.path.join(rundir, 'out.log')
+    return (os.path.exists(con) and 'Oops: int3' in open(con, errors='replace').read()
+            and not (os.path.exists(out) and 'bench:' in open(out, errors='replace').read()))
+
+
 def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
     rundir = os.path.join(raw, f'r{rnd}-{mode}-{kernel}' + ('' if attempt == 1 else f'-try{attempt}'))
     shutil.rmtree(rundir, ignore_errors=True)
     gparts = ' '.join('dmabench' if p.startswith('dmabench') else p for p in parts)
     points = DMAB_SG_POINTS if 'dmabench-sg' in parts else DMAB_POINTS
-    env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900')
+    # Multi-threaded TCG: under single-threaded TCG the emulated NVMe lost
+    # completions at QD32 in 3 of 6 boots, multi-threaded in 0 of 3 (see
+    # Documentation/testing.md). make check keeps thread=single, which
+    # never took the boot-time int3 Oops that MTTCG sometimes takes.
+    env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900', VM_TCG_THREAD='multi')
     envline = ' '.join(f'{k}={v}' for k, v in TIMES.items())
     # nvme_core.io_timeout: a completion the emulated NVMe loses (see
     # parse below) costs 5 s instead of 30 before the abort recovers it.
@@ -161,10 +173,11 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
     r = sh(cmd, env=env, check=False, capture=True)
     with open(os.path.join(rundir, 'host.log'), 'w') as f:
         f.write(r.stdout)
-    if 'fio' in gparts and attempt == 1 and nvme_timeouts(rundir):
+    if attempt == 1 and (('fio' in gparts and nvme_timeouts(rundir)) or early_int3(rundir)):
         # A test-bed fault, not a measurement: run this boot once more (the
         # first try stays in raw/ for the record).
-        log(f'  NVMe I/O timeouts in the guest: repeating {mode} {kernel} once')
+        log(f'  test-bed fault in the guest (NVMe I/O timeouts or boot-time int3): '
+            f'repeating {mode} {kernel} once')
         return run_guest(res, mode, parts, kernel, rnd, raw, attempt + 1)
     if r.returncode:
         res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {r.returncode} ({rundir})')
