@@ -175,7 +175,7 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
     if attempt == 1 and (('fio' in gparts and nvme_timeouts(rundir)) or mttcg_int3(rundir)):
         # A test-bed fault, not a measurement: run this boot once more (the
         # first try stays in raw/ for the record).
-        log(f'  test-bed fault in the guest (NVMe I/O timeouts or boot-time int3): '
+        log(f'  test-bed fault in the guest (NVMe I/O timeouts or MTTCG int3): '
             f'repeating {mode} {kernel} once')
         return run_guest(res, mode, parts, kernel, rnd, raw, attempt + 1)
     if r.returncode:
