@@ -583,6 +583,16 @@ BAR_WIDTH = 0.38
 KERNEL_COLORS = {"base": "#7f7f7f", "series": "#1f77b4"}
 
 
+def _xaxis(ax, xs, prow):
+    """One labelled tick per row; labels turn when there are many."""
+    ax.set_xlim(-0.75, len(xs) - 0.25)  # sane bar width for 1-2 groups
+    ax.set_xticks(xs)
+    ax.set_xticklabels([_label(r) for r in prow],
+                       rotation=45 if len(prow) > 4 else 0,
+                       ha="right" if len(prow) > 4 else "center",
+                       fontsize=8)
+
+
 def _finish(fig, path):
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=90)
@@ -615,12 +625,7 @@ def plot_family(plt, family, rows, path):
             ax.annotate(f"{r['change_pct']:+.1f}%{mark}", (x, max(tops)),
                         xytext=(0, 3), textcoords="offset points",
                         ha="center", va="bottom", fontsize=7)
-        ax.set_xlim(-0.75, len(xs) - 0.25)  # sane bar width for 1-2 groups
-        ax.set_xticks(xs)
-        ax.set_xticklabels([_label(r) for r in prow],
-                           rotation=45 if len(prow) > 4 else 0,
-                           ha="right" if len(prow) > 4 else "center",
-                           fontsize=8)
+        _xaxis(ax, xs, prow)
         better = prow[0]["better"]
         ax.set_ylabel(f"{metric} [{unit}]" if unit else metric)
         ax.set_title(f"{metric} ({better} is better)", fontsize=10)
@@ -649,12 +654,7 @@ def plot_ratio(plt, family, rows, path):
             bars = ax.bar(pos, hs, w, label=k, color=colors[k])
             ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=1)
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-        ax.set_xlim(-0.75, len(xs) - 0.25)  # sane bar width for 1-2 groups
-        ax.set_xticks(xs)
-        ax.set_xticklabels([_label(r) for r in prow],
-                           rotation=45 if len(prow) > 4 else 0,
-                           ha="right" if len(prow) > 4 else "center",
-                           fontsize=8)
+        _xaxis(ax, xs, prow)
         ax.set_ylabel(f"ratio to {PT_MODE}")
         ax.set_title(f"{metric} ({prow[0]['better']} is better)", fontsize=10)
         ax.margins(y=0.12)
