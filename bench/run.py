@@ -24,7 +24,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
 ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
-FAMILIES = os.environ.get('FAMILIES', 'kunit dma_map_benchmark fio xdp').split()
+FAMILIES = os.environ.get('FAMILIES', 'static kunit dma_map_benchmark fio xdp').split()
 KERNELS = {'base': 'bench-base', 'series': 'series'}
 
 # Guest points. dma_map_benchmark modes: 0 single, 1 sg, 2 IOVA link.
@@ -84,6 +84,33 @@ class Results:
                    round=rnd, metric=metric, value=value, unit=unit, better=better)
         with open(self.path, 'a') as f:
             f.write(json.dumps(rec) + '\n')
+
+
+def run_static(res, raw):
+    """Indirect calls reachable from the DMA API (scripts/indirect-calls).
+
+    A property of each kernel's vmlinux, not a timing: one record per entry
+    point and kernel, as round 1, plus the total as metric "count".
+    """
+    out = os.path.join(raw, 'indirect-calls.json')
+    objs = [os.path.join('build', f'obj-{KERNELS[k]}') for k in KERNELS]
+    cmd = ['scripts/indirect-calls', '--json', out]
+    for k, o in zip(KERNELS, objs):
+        cmd += ['--label', k, o]
+    r = sh(cmd, check=False, capture=True)
+    with open(os.path.join(raw, 'indirect-calls.txt'), 'w') as f:
+        f.write(r.stdout)
+    if r.returncode or not os.path.exists(out):
+        res.failures.append(f'static: scripts/indirect-calls rc {r.returncode}')
+        return
+    with open(out) as f:
+        data = json.load(f)
+    for k in KERNELS:
+        for entry, e in data[k]['entries'].items():
+            res.add('static', 'indirect-calls', '-', k, 1, entry, e['count'], '', 'lower')
+        res.add('static', 'indirect-calls', '-', k, 1, 'count', data[k]['total'], '', 'lower')
+    log('static: indirect calls reachable from the DMA API: ' +
+        ', '.join(f'{k} {data[k]["total"]}' for k in KERNELS))
 
 
 def run_kunit(res, kernel, rnd, raw):
@@ -216,7 +243,7 @@ def main():
 
     log('applying the series (make tree)')
     sh(['scripts/tree'])
-    guest = any(f in FAMILIES for f in ('dma_map_benchmark', 'fio', 'xdp'))
+    guest = any(f in FAMILIES for f in ('static', 'dma_map_benchmark', 'fio', 'xdp'))
     if guest:
         for k, ref in KERNELS.items():
             log(f'building the {k} kernel ({ref})')
@@ -236,6 +263,10 @@ def main():
         cfg = os.path.join(TOP, 'build', f'obj-{ref}', '.config')
         if os.path.exists(cfg):
             shutil.copy(cfg, os.path.join(rdir, 'configs', f'{k}.config'))
+
+    if 'static' in FAMILIES:
+        log('static: indirect calls on the DMA fast path (objdump of both vmlinux)')
+        run_static(res, raw)
 
     for rnd in range(ROUNDS + 1):
         order = ['base', 'series'] if rnd % 2 == 0 else ['series', 'base']
