@@ -107,6 +107,8 @@ def run_static(res, raw):
         data = json.load(f)
     for k in KERNELS:
         for entry, e in data[k]['entries'].items():
+            if e['count'] is None:   # entry point not in this kernel
+                continue
             res.add('static', 'indirect-calls', '-', k, 1, entry, e['count'], '', 'lower')
         res.add('static', 'indirect-calls', '-', k, 1, 'count', data[k]['total'], '', 'lower')
     log('static: indirect calls reachable from the DMA API: ' +
