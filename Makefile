@@ -17,6 +17,7 @@ help:
 	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
 	@echo "make check     the test suite: ends with 'N passed, N failed'"
 	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
+	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
 	@echo "make profile   perf + bpftrace profile of WORKLOAD= on KERNEL=$(KERNEL) in MODE=$(MODE)"
 
 deps:
@@ -53,7 +54,11 @@ bench:
 profile:
 	bench/trace/profile "$(WORKLOAD)" $(KERNEL) $(MODE)
 
+# Needs the two vmlinux: make kernel.
+static:
+	scripts/indirect-calls --label base build/obj-base --label series build/obj-series
+
 bench-test:
 	/usr/bin/python3 -m unittest bench/test_compare.py
 
-.PHONY: help deps tree export kernel initramfs kunit vm check bench profile bench-test
+.PHONY: help deps tree export kernel initramfs kunit vm check bench profile static bench-test
