@@ -115,6 +115,26 @@ def run_static(res, raw):
         ', '.join(f'{k} {data[k]["total"]}' for k in KERNELS))
 
 
+# Hot library routines whose placement QEMU TCG is sensitive to: it does not
+# chain translated blocks across guest pages, so a loop straddling a 4K page
+# runs several times slower (Documentation/benchmarks.md, memset_orig).
+HOT_FUNCS = ('memset_orig', 'memcpy_orig', '__memset', '__memcpy', 'memmove',
+             'clear_page_orig', 'clear_page_rep', 'clear_page_erms',
+             'rep_movs_alternative')
+
+
+def text_layout(objdir):
+    """{function: [page offset, size, straddles a 4K page]} of HOT_FUNCS."""
+    out = sh(['nm', '-S', os.path.join(objdir, 'vmlinux')], capture=True, check=False).stdout
+    layout = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] in HOT_FUNCS:
+            addr, size = int(parts[0], 16), int(parts[1], 16)
+            layout[parts[3]] = [addr % 4096, size, addr // 4096 != (addr + size - 1) // 4096]
+    return layout
+
+
 def run_kunit(res, kernel, rnd, raw):
     """generic_pt KUnit timing cases under UML; '# timing:' lines."""
     out = os.path.join(raw, f'kunit-r{rnd}-{kernel}.log')
@@ -258,6 +278,15 @@ def main():
                 cpus=os.cpu_count(),
                 qemu=sh(['qemu-system-x86_64', '--version'], capture=True).stdout.splitlines()[0],
                 times=TIMES)
+    if guest:
+        meta['text_layout'] = {k: text_layout(os.path.join(TOP, 'build', f'obj-{ref}'))
+                               for k, ref in KERNELS.items()}
+        for fn in HOT_FUNCS:
+            sides = [k for k in KERNELS if meta['text_layout'][k].get(fn, [0, 0, False])[2]]
+            if sides:
+                log(f'WARNING: {fn} straddles a 4K page in the {"/".join(sides)} kernel: '
+                    f'guest timings of the two kernels are not comparable under TCG '
+                    f'(see Documentation/benchmarks.md)')
     with open(os.path.join(rdir, 'meta.json'), 'w') as f:
         json.dump(meta, f, indent=1)
     os.makedirs(os.path.join(rdir, 'configs'), exist_ok=True)
