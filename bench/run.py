@@ -10,7 +10,7 @@ report.md, summary.json and plots.
 
 Environment: ROUNDS (default 5 measured rounds), QUICK=1 (a smoke run of
 every workload: 1 measured round, short durations), FAMILIES (subset of
-"kunit dma_map_benchmark fio xdp"), MODES (subset of the guest modes).
+"static kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES (subset of the guest modes).
 """
 import datetime
 import json
@@ -24,7 +24,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
 ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
-FAMILIES = os.environ.get('FAMILIES', 'static kunit dma_map_benchmark fio xdp').split()
+FAMILIES = os.environ.get('FAMILIES', 'static kunit kunit-retpoline dma_map_benchmark fio xdp').split()
 KERNELS = {'base': 'bench-base', 'series': 'series'}
 
 # Guest points. dma_map_benchmark modes: 0 single, 1 sg, 2 IOVA link.
@@ -135,23 +135,29 @@ def text_layout(objdir):
     return layout
 
 
-def run_kunit(res, kernel, rnd, raw):
-    """generic_pt KUnit timing cases under UML; '# timing:' lines."""
-    out = os.path.join(raw, f'kunit-r{rnd}-{kernel}.log')
+def run_kunit(res, kernel, rnd, raw, retpoline=False):
+    """generic_pt KUnit timing cases under UML; '# timing:' lines.
+
+    With retpoline, UML is built with GCC's retpoline thunks (mode
+    uml-retpoline): what an indirect call costs a retpolined x86 kernel,
+    measured natively."""
+    mode = 'uml-retpoline' if retpoline else 'uml'
+    out = os.path.join(raw, f'kunit-r{rnd}-{kernel}{"-retpoline" if retpoline else ""}.log')
     # kunit.py takes the suite.test glob as a positional argument.
     r = sh(['scripts/kunit', KERNELS[kernel], '*.test_time_*', '--raw_output=kunit'],
-           env={'KUNIT_SLOW': '1'}, check=False, capture=True)
+           env={'KUNIT_SLOW': '1', 'KUNIT_RETPOLINE': '1' if retpoline else '0'},
+           check=False, capture=True)
     with open(out, 'w') as f:
         f.write(r.stdout)
     pat = re.compile(r'# timing: fmt=(\S+) case=(\S+) iters=(\d+) avg_ns=(\d+) min_ns=(\d+)')
     n = 0
     for m in pat.finditer(r.stdout):
         fmt, case, _, avg, mn = m.groups()
-        res.add('kunit', f'{fmt}/{case}', 'uml', kernel, rnd, 'avg_ns', int(avg), 'ns', 'lower')
-        res.add('kunit', f'{fmt}/{case}', 'uml', kernel, rnd, 'min_ns', int(mn), 'ns', 'lower')
+        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'avg_ns', int(avg), 'ns', 'lower')
+        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'min_ns', int(mn), 'ns', 'lower')
         n += 1
     if r.returncode or n == 0:
-        res.failures.append(f'kunit {kernel} round {rnd}: rc {r.returncode}, {n} timing lines ({out})')
+        res.failures.append(f'kunit {mode} {kernel} round {rnd}: rc {r.returncode}, {n} timing lines ({out})')
 
 
 def parse_dmabench(res, text, mode, kernel, rnd):
@@ -306,6 +312,10 @@ def main():
             for k in order:
                 log(f'round {tag}: kunit timing, {k}')
                 run_kunit(res, k, rnd, raw)
+        if 'kunit-retpoline' in FAMILIES:
+            for k in order:
+                log(f'round {tag}: kunit timing with retpolines, {k}')
+                run_kunit(res, k, rnd, raw, retpoline=True)
         for mode in modes:
             parts = [p for p in MODE_PARTS[mode] if PART_FAMILY[p] in FAMILIES]
             if not parts:
