@@ -138,14 +138,16 @@ def text_layout(objdir):
 def run_kunit(res, kernel, rnd, raw, retpoline=False):
     """generic_pt KUnit timing cases under UML; '# timing:' lines.
 
-    With retpoline, UML is built with GCC's retpoline thunks (mode
+    Built without CONFIG_DEBUG_GENERIC_PT (KUNIT_NODEBUG=1): the walker's
+    self-checks cost as much as the work on the small cases. With retpoline, UML is built with GCC's retpoline thunks (mode
     uml-retpoline): what an indirect call costs a retpolined x86 kernel,
     measured natively."""
     mode = 'uml-retpoline' if retpoline else 'uml'
     out = os.path.join(raw, f'kunit-r{rnd}-{kernel}{"-retpoline" if retpoline else ""}.log')
     # kunit.py takes the suite.test glob as a positional argument.
     r = sh(['scripts/kunit', KERNELS[kernel], '*.test_time_*', '--raw_output=kunit'],
-           env={'KUNIT_SLOW': '1', 'KUNIT_RETPOLINE': '1' if retpoline else '0'},
+           env={'KUNIT_SLOW': '1', 'KUNIT_NODEBUG': '1',
+                'KUNIT_RETPOLINE': '1' if retpoline else '0'},
            check=False, capture=True)
     with open(out, 'w') as f:
         f.write(r.stdout)
