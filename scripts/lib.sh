@@ -54,22 +54,26 @@ progress_filter() {
 
 # Fail when a =y/=n option of a fragment did not survive olddefconfig
 # (a dependency is missing): a silent fallback would test the wrong kernel.
+# As in merge_config.sh, a later fragment overrides an earlier one.
 check_config() {
 	local cfg=$1; shift
 	local bad=0 f line sym val
+	local -A want=()
 	for f in "$@"; do
 		while read -r line; do
 			case "$line" in
-			CONFIG_*=*) sym=${line%%=*}; val=${line#*=}
-				if [ "$val" = n ]; then
-					grep -qx "$sym=y" "$cfg" && { log "config: $sym=n wanted, is y"; bad=1; }
-				else
-					grep -qx "$line" "$cfg" || { log "config: $line wanted, got: $(grep "^$sym=\|# $sym is" "$cfg" || echo unset)"; bad=1; }
-				fi ;;
-			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
-				grep -q "^$sym=" "$cfg" && { log "config: $sym should be off, is $(grep "^$sym=" "$cfg")"; bad=1; } ;;
+			CONFIG_*=*) want[${line%%=*}]=${line#*=} ;;
+			"# CONFIG_"*" is not set") sym=${line#\# }; want[${sym%% *}]=n ;;
 			esac
 		done < "$f"
+	done
+	for sym in "${!want[@]}"; do
+		val=${want[$sym]}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$cfg" && { log "config: $sym should be off, is $(grep "^$sym=" "$cfg")"; bad=1; }
+		else
+			grep -qx "$sym=$val" "$cfg" || { log "config: $sym=$val wanted, got: $(grep "^$sym=\|# $sym is" "$cfg" || echo unset)"; bad=1; }
+		fi
 	done
 	[ "$bad" = 0 ] || die "config fragments not satisfied in $cfg"
 }
