@@ -139,7 +139,8 @@ def run_kunit(res, kernel, rnd, raw, retpoline=False):
     """generic_pt KUnit timing cases under UML; '# timing:' lines.
 
     Built without CONFIG_DEBUG_GENERIC_PT (KUNIT_NODEBUG=1): the walker's
-    self-checks cost as much as the work on the small cases. With retpoline, UML is built with GCC's retpoline thunks (mode
+    self-checks cost as much as the work on the small cases. With
+    retpoline, UML is built with GCC's retpoline thunks (mode
     uml-retpoline): what an indirect call costs a retpolined x86 kernel,
     measured natively."""
     mode = 'uml-retpoline' if retpoline else 'uml'
