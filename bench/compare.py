@@ -299,8 +299,10 @@ def build_rows(groups, alpha):
             "verdict": verdict(g["better"], b["median"], s["median"], p,
                                alpha),
             "ratio": None,
+            "lazy_ratio": None,
         })
     add_pt_ratios(rows)
+    add_lazy_ratios(rows)
     return rows
 
 
@@ -322,6 +324,28 @@ def add_pt_ratios(rows):
             ratio[k] = None if num is None or not den else num / den
         if ratio["base"] is not None or ratio["series"] is not None:
             r["ratio"] = ratio
+
+
+def add_lazy_ratios(rows):
+    """lazy_ratio = median(X-strict) / median(X-lazy): what strict mode keeps
+    of lazy mode's throughput, same workload/metric/kernel and IOMMU X."""
+    by_key = {}
+    for r in rows:
+        if r["family"] in RATIO_FAMILIES:
+            by_key[(r["family"], r["workload"], r["mode"], r["metric"])] = r
+    for r in rows:
+        if r["family"] not in RATIO_FAMILIES or not r["mode"].endswith("-strict"):
+            continue
+        lazy = r["mode"][:-len("-strict")] + "-lazy"
+        ref = by_key.get((r["family"], r["workload"], lazy, r["metric"]))
+        if ref is None:
+            continue
+        ratio = {}
+        for k in KERNELS:
+            num, den = r[k]["median"], ref[k]["median"]
+            ratio[k] = None if num is None or not den else num / den
+        if ratio["base"] is not None or ratio["series"] is not None:
+            r["lazy_ratio"] = ratio
 
 
 # --------------------------------------------------------------------------
@@ -452,16 +476,19 @@ DEFINITIONS = [
     f"ratio to pt (fio, xdp): median of this mode ÷ median of the same "
     f"workload, metric and kernel in mode {PT_MODE}, as base / series; "
     f"blank without {PT_MODE} data.",
+    "strict/lazy (fio, xdp): for an X-strict mode, its median ÷ the median "
+    "of X-lazy, same workload, metric and kernel, as base / series.",
 ]
 
 MD_COLUMNS = ["workload", "mode", "metric", "unit", "better",
               "base median ± spread", "base min..max",
               "series median ± spread", "series min..max",
               "change", "sig", "p", "+/-", "n b/s", "missing b/s",
-              "ratio to pt b / s"]
+              "ratio to pt b / s", "strict/lazy b / s"]
 
 TXT_COLUMNS = ["workload", "mode", "metric", "unit", "base", "series",
-               "change", "sig", "p", "+/-", "n b/s", "miss", "ratio to pt"]
+               "change", "sig", "p", "+/-", "n b/s", "miss", "ratio to pt",
+               "strict/lazy"]
 TXT_RIGHT = {"base", "series", "change", "p", "n b/s", "miss"}
 
 
@@ -474,14 +501,16 @@ def md_row_cells(r):
             fmt_med(r["base"]), fmt_range(r["base"]),
             fmt_med(r["series"]), fmt_range(r["series"]),
             fmt_pct(r["change_pct"]), r["sig"], fmt_p(r["p"]), r["verdict"],
-            fmt_n(r), fmt_missing(r), fmt_ratio(r["ratio"])]
+            fmt_n(r), fmt_missing(r), fmt_ratio(r["ratio"]),
+            fmt_ratio(r["lazy_ratio"])]
 
 
 def txt_row_cells(r):
     return [r["workload"], r["mode"], r["metric"], r["unit"],
             fmt_med(r["base"]), fmt_med(r["series"]),
             fmt_pct(r["change_pct"]), r["sig"], fmt_p(r["p"]), r["verdict"],
-            fmt_n(r), fmt_missing(r), fmt_ratio(r["ratio"])]
+            fmt_n(r), fmt_missing(r), fmt_ratio(r["ratio"]),
+            fmt_ratio(r["lazy_ratio"])]
 
 
 def render_markdown(rows, facts):
@@ -544,6 +573,8 @@ def build_summary(rows):
         }
         if r["family"] in RATIO_FAMILIES:
             entry["ratio_to_pt"] = r["ratio"]
+            if r["lazy_ratio"] is not None:
+                entry["ratio_to_lazy"] = r["lazy_ratio"]
         summary[key] = entry
     return summary
 

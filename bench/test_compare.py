@@ -224,6 +224,17 @@ class TestReport(unittest.TestCase):
         self.assertNotIn("ratio_to_pt", self.s("kunit.pt_map_bench.uml."
                                                "ns_per_map"))
 
+    def test_ratio_to_lazy(self):
+        e = self.s("fio.randread-4k-qd32.intel-strict.iops")
+        self.assertAlmostEqual(e["ratio_to_lazy"]["base"], 100000 / 105000)
+        self.assertAlmostEqual(e["ratio_to_lazy"]["series"], 110000 / 105000)
+        self.assertIn("0.95 / 1.05", self.report)
+        # Only strict modes have one, and only with the matching lazy mode.
+        self.assertNotIn("ratio_to_lazy",
+                         self.s("fio.randread-4k-qd32.intel-lazy.iops"))
+        self.assertNotIn("ratio_to_lazy",
+                         self.s("xdp.rx-drop-64b.intel-strict.pps"))
+
     def test_too_few_values(self):
         e = self.s("dma_map_benchmark.single-4k.intel-strict.map_ns")
         self.assertIsNone(e["p"])

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a device can still reach after a DMA unmap, checked with QEMU's edu
+ * device driven by the dfp_edu test module (selftests/edu): the module maps
+ * a page, lets edu write it once, unmaps, and makes edu write to the old DMA
+ * address again.
+ *
+ *   strict modes: after dma_unmap_single() returns, and after an unmap
+ *     batch's dma_unmap_batch_flush(), the write must not reach memory;
+ *     before that flush the batch's IOVA must not have been reused.
+ *   lazy modes: the write right after the unmap may land (the flush-queue
+ *     window, logged by the module); after the queue's timeout it must not.
+ *
+ * A case the module reports as not applicable (EOPNOTSUPP) fails where this
+ * program expects it to apply, so a misdetected mode cannot skip silently.
+ */
+#include <sys/syscall.h>
+#include "dfp_guest.h"
+#include "kselftest_harness.h"
+
+#define EDU_VENDOR	0x1234
+#define EDU_DEVICE	0x11e8
+#define MODULE_PATH	"/usr/share/dfp/dfp_edu.ko"
+#define RUN		"/sys/kernel/debug/dfp_edu/run"
+
+static int load_and_bind(void)
+{
+	char bdf[256], path[512];
+	int fd, ret;
+
+	if (access(RUN, W_OK) == 0)
+		return 0;
+	fd = open(MODULE_PATH, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	if (ret && errno != EEXIST)
+		return -errno;
+	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind",
+		 bdf);
+	dfp_write(path, bdf);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override",
+		 bdf);
+	ret = dfp_write(path, "dfp_edu");
+	if (!ret)
+		ret = dfp_write("/sys/bus/pci/drivers/dfp_edu/bind", bdf);
+	return ret ? ret : access(RUN, W_OK) ? -errno : 0;
+}
+
+static int run_case(const char *name)
+{
+	return dfp_write(RUN, name);
+}
+
+static int mode_is(const char *suffix)
+{
+	const char *m = dfp_mode();
+	size_t n = strlen(m), s = strlen(suffix);
+
+	return n >= s && !strcmp(m + n - s, suffix);
+}
+
+/* The kernel under test has the unmap batch (the series, not the base). */
+static int kernel_has_batch(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " dma_unmap_batch_flush\n") != NULL;
+	fclose(f);
+	return found;
+}
+
+FIXTURE(edu) {
+	int dummy;
+};
+
+FIXTURE_SETUP(edu)
+{
+	int ret;
+
+	/* edu's 28-bit DMA mask needs IOVAs: untranslated, memory is above */
+	if (!strcmp(dfp_mode(), "") || !strcmp(dfp_mode(), "none") ||
+	    mode_is("-pt"))
+		SKIP(return, "mode '%s' does not translate DMA", dfp_mode());
+	ret = load_and_bind();
+	ASSERT_EQ(0, ret) TH_LOG("dfp_edu: load/bind: %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(edu)
+{
+}
+
+/* A write to a live mapping lands: the device and the module work. */
+TEST_F(edu, live)
+{
+	ASSERT_EQ(0, run_case("live"));
+}
+
+TEST_F(edu, strict_unmap)
+{
+	if (!mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	ASSERT_EQ(0, run_case("strict_unmap"));
+}
+
+TEST_F(edu, lazy_window)
+{
+	if (!mode_is("-lazy"))
+		SKIP(return, "mode %s is not lazy", dfp_mode());
+	ASSERT_EQ(0, run_case("lazy_window"));
+}
+
+TEST_F(edu, batch)
+{
+	if (!mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	ASSERT_EQ(0, run_case("batch"));
+}
+
+TEST_F(edu, iova_batch)
+{
+	if (!mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	ASSERT_EQ(0, run_case("iova_batch"));
+}
+
+/* An unknown case name is refused. */
+TEST_F(edu, unknown_case)
+{
+	ASSERT_EQ(-ENOENT, run_case("no_such_case"));
+}
+
+TEST_HARNESS_MAIN

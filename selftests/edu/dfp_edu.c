@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dfp_edu: make QEMU's edu device DMA to chosen addresses, to check what the
+ * device can still reach after a DMA unmap.
+ *
+ * The edu device copies between a 4 KiB buffer of its own (at device address
+ * 0x40000) and a DMA address, 100 ms (virtual time) after its command
+ * register is written. With a vIOMMU, QEMU translates that address through
+ * the guest's page table and its own IOTLB cache: a translation the guest did
+ * not invalidate after an unmap is still used, which is what these cases
+ * look for.
+ *
+ * Bound only through driver_override. Cases are run by writing their name to
+ * /sys/kernel/debug/dfp_edu/run; the write returns 0 when the case passed,
+ * -EIO when it failed, -EOPNOTSUPP when it does not apply to this kernel or
+ * IOMMU mode. Details go to the kernel log.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#if __has_include(<linux/dma-unmap-batch.h>)
+#include <linux/dma-unmap-batch.h>
+#define DFP_HAVE_BATCH 1
+#endif
+
+#define EDU_DMA_SRC	0x80
+#define EDU_DMA_DST	0x88
+#define EDU_DMA_COUNT	0x90
+#define EDU_DMA_CMD	0x98
+#define EDU_CMD_RUN	BIT(0)
+#define EDU_CMD_TO_RAM	BIT(1)
+#define EDU_BUF		0x40000
+#define EDU_BUF_SIZE	4096
+/* edu rejects DMA addresses above its 28-bit mask */
+#define EDU_DMA_BITS	28
+
+#define PAT_DEV		0xa5	/* what the device writes */
+#define PAT_CPU		0x3c	/* what the CPU left in the page */
+
+struct dfp_edu {
+	struct pci_dev *pdev;
+	void __iomem *bar;
+	struct dentry *dir;
+	struct mutex lock;
+	u8 *src;		/* page the edu buffer is loaded from */
+	dma_addr_t src_dma;
+};
+
+static struct dfp_edu *edu_dev;
+
+/* One DMA of a page between the edu buffer and @addr; waits for the end. */
+static int edu_dma(struct dfp_edu *e, dma_addr_t addr, bool to_ram)
+{
+	unsigned long timeout = jiffies + 5 * HZ;
+
+	writeq(to_ram ? EDU_BUF : addr, e->bar + EDU_DMA_SRC);
+	writeq(to_ram ? addr : EDU_BUF, e->bar + EDU_DMA_DST);
+	writeq(EDU_BUF_SIZE, e->bar + EDU_DMA_COUNT);
+	writeq(EDU_CMD_RUN | (to_ram ? EDU_CMD_TO_RAM : 0),
+	       e->bar + EDU_DMA_CMD);
+	while (readq(e->bar + EDU_DMA_CMD) & EDU_CMD_RUN) {
+		if (time_after(jiffies, timeout))
+			return -ETIMEDOUT;
+		usleep_range(2000, 4000);
+	}
+	return 0;
+}
+
+/* Load the edu buffer with PAT_DEV, through a mapping of our own. */
+static int edu_load(struct dfp_edu *e)
+{
+	memset(e->src, PAT_DEV, PAGE_SIZE);
+	dma_sync_single_for_device(&e->pdev->dev, e->src_dma, PAGE_SIZE,
+				   DMA_TO_DEVICE);
+	return edu_dma(e, e->src_dma, false);
+}
+
+/* Bytes of @p the device overwrote: 0 means memory is unchanged. */
+static size_t changed(const u8 *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < EDU_BUF_SIZE; i++)
+		n += p[i] != PAT_CPU;
+	return n;
+}
+
+static bool strict_domain(struct dfp_edu *e)
+{
+	struct iommu_domain *d = iommu_get_domain_for_dev(&e->pdev->dev);
+
+	return d && d->type == IOMMU_DOMAIN_DMA;
+}
+
+static bool lazy_domain(struct dfp_edu *e)
+{
+	struct iommu_domain *d = iommu_get_domain_for_dev(&e->pdev->dev);
+
+	return d && d->type == IOMMU_DOMAIN_DMA_FQ;
+}
+
+struct target {
+	u8 *buf;
+	dma_addr_t dma;
+};
+
+/*
+ * Map a page for the device to write, let it write once (so the IOMMU's
+ * IOTLB holds the translation) and check that it did.
+ */
+static int target_map_and_hit(struct dfp_edu *e, struct target *t)
+{
+	struct device *dev = &e->pdev->dev;
+	int ret;
+
+	t->buf = (u8 *)__get_free_page(GFP_KERNEL);
+	if (!t->buf)
+		return -ENOMEM;
+	memset(t->buf, PAT_CPU, PAGE_SIZE);
+	t->dma = dma_map_single(dev, t->buf, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (dma_mapping_error(dev, t->dma)) {
+		free_page((unsigned long)t->buf);
+		return -ENOMEM;
+	}
+	ret = edu_dma(e, t->dma, true);
+	if (ret)
+		return ret;
+	dma_sync_single_for_cpu(dev, t->dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (changed(t->buf) != EDU_BUF_SIZE) {
+		dev_err(dev, "DMA to a live mapping %pad wrote %zu of %d bytes\n",
+			&t->dma, changed(t->buf), EDU_BUF_SIZE);
+		return -EIO;
+	}
+	memset(t->buf, PAT_CPU, PAGE_SIZE);
+	return 0;
+}
+
+/* DMA to @t's old address; returns the bytes that reached memory. */
+static ssize_t target_hit_after_unmap(struct dfp_edu *e, struct target *t)
+{
+	int ret = edu_dma(e, t->dma, true);
+
+	return ret ? ret : changed(t->buf);
+}
+
+static int case_live(struct dfp_edu *e)
+{
+	struct target t;
+	int ret = target_map_and_hit(e, &t);
+
+	if (!ret)
+		dma_unmap_single(&e->pdev->dev, t.dma, PAGE_SIZE,
+				 DMA_FROM_DEVICE);
+	if (t.buf)
+		free_page((unsigned long)t.buf);
+	return ret;
+}
+
+/* Strict mode: once dma_unmap_single() returns, the device cannot write. */
+static int case_strict_unmap(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct target t;
+	ssize_t hit;
+	int ret;
+
+	if (!strict_domain(e))
+		return -EOPNOTSUPP;
+	ret = target_map_and_hit(e, &t);
+	if (ret)
+		goto out;
+	dma_unmap_single(dev, t.dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	hit = target_hit_after_unmap(e, &t);
+	if (hit) {
+		dev_err(dev, "strict: DMA to %pad after unmap: %zd\n",
+			&t.dma, hit);
+		ret = -EIO;
+	}
+out:
+	free_page((unsigned long)t.buf);
+	return ret;
+}
+
+/*
+ * Lazy mode: right after the unmap the device may still write through the
+ * IOTLB (the window, reported, not a failure); once the flush queue has
+ * flushed (its timeout is 10 ms) it must not.
+ */
+static int case_lazy_window(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct target t;
+	ssize_t hit;
+	int ret;
+
+	if (!lazy_domain(e))
+		return -EOPNOTSUPP;
+	ret = target_map_and_hit(e, &t);
+	if (ret)
+		goto out;
+	dma_unmap_single(dev, t.dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	hit = target_hit_after_unmap(e, &t);
+	dev_info(dev, "lazy: DMA right after unmap wrote %zd bytes (the window)\n",
+		 hit);
+	memset(t.buf, PAT_CPU, PAGE_SIZE);
+	msleep(100);
+	hit = target_hit_after_unmap(e, &t);
+	if (hit) {
+		dev_err(dev, "lazy: DMA to %pad 100 ms after unmap: %zd\n",
+			&t.dma, hit);
+		ret = -EIO;
+	}
+out:
+	free_page((unsigned long)t.buf);
+	return ret;
+}
+
+#ifdef DFP_HAVE_BATCH
+#define NR_BATCH 4
+
+/*
+ * Strict mode, unmap batch: before dma_unmap_batch_flush() the device can
+ * still reach the batch's pages (so they must not be handed back) and their
+ * IOVA is not reused; after it the device reaches none of them.
+ */
+static int case_batch(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct target t[NR_BATCH] = { };
+	DMA_UNMAP_BATCH(batch);
+	dma_addr_t again;
+	int i, ret = 0;
+	ssize_t hit;
+
+	if (!strict_domain(e))
+		return -EOPNOTSUPP;
+	for (i = 0; i < NR_BATCH && !ret; i++)
+		ret = target_map_and_hit(e, &t[i]);
+	if (ret) {
+		while (i--)
+			dma_unmap_single(dev, t[i].dma, PAGE_SIZE,
+					 DMA_FROM_DEVICE);
+		goto out;
+	}
+	for (i = 0; i < NR_BATCH; i++)
+		dma_unmap_phys_batch(&batch, dev, t[i].dma, PAGE_SIZE,
+				     DMA_FROM_DEVICE, 0);
+
+	/* The IOVA of an unflushed batch must not be handed out again. */
+	again = dma_map_single(dev, e->src, PAGE_SIZE, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, again)) {
+		ret = -ENOMEM;
+	} else {
+		for (i = 0; i < NR_BATCH; i++) {
+			if (again == t[i].dma) {
+				dev_err(dev, "batch: IOVA %pad reused before the flush\n",
+					&again);
+				ret = -EIO;
+			}
+		}
+		dma_unmap_single(dev, again, PAGE_SIZE, DMA_TO_DEVICE);
+	}
+	/* Before the flush the stale translation is still there: the window. */
+	hit = target_hit_after_unmap(e, &t[0]);
+	dev_info(dev, "batch: DMA before the flush wrote %zd bytes\n", hit);
+	memset(t[0].buf, PAT_CPU, PAGE_SIZE);
+
+	dma_unmap_batch_flush(&batch);
+	for (i = 0; i < NR_BATCH; i++) {
+		hit = target_hit_after_unmap(e, &t[i]);
+		if (hit) {
+			dev_err(dev, "batch: DMA to %pad after the flush: %zd\n",
+				&t[i].dma, hit);
+			ret = -EIO;
+		}
+	}
+out:
+	for (i = 0; i < NR_BATCH; i++)
+		if (t[i].buf)
+			free_page((unsigned long)t[i].buf);
+	return ret;
+}
+
+/* The same for an IOVA-based mapping finished with dma_iova_destroy_batch(). */
+static int case_iova_batch(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct dma_iova_state state = { };
+	DMA_UNMAP_BATCH(batch);
+	u8 *buf;
+	ssize_t hit;
+	int ret;
+
+	if (!strict_domain(e))
+		return -EOPNOTSUPP;
+	buf = (u8 *)__get_free_pages(GFP_KERNEL, 1);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, PAT_CPU, 2 * PAGE_SIZE);
+	if (!dma_iova_try_alloc(dev, &state, virt_to_phys(buf),
+				2 * PAGE_SIZE)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	ret = dma_iova_link(dev, &state, virt_to_phys(buf), 0, 2 * PAGE_SIZE,
+			    DMA_FROM_DEVICE, 0);
+	if (!ret)
+		ret = dma_iova_sync(dev, &state, 0, 2 * PAGE_SIZE);
+	if (ret) {
+		dma_iova_free(dev, &state);
+		goto out;
+	}
+	ret = edu_dma(e, state.addr + PAGE_SIZE, true);
+	if (!ret && changed(buf + PAGE_SIZE) != EDU_BUF_SIZE)
+		ret = -EIO;
+	memset(buf, PAT_CPU, 2 * PAGE_SIZE);
+	dma_iova_destroy_batch(&batch, dev, &state, 2 * PAGE_SIZE,
+			       DMA_FROM_DEVICE, 0);
+	dma_unmap_batch_flush(&batch);
+	if (ret)
+		goto out;
+	hit = target_hit_after_unmap(e,
+		&(struct target){ buf + PAGE_SIZE, state.addr + PAGE_SIZE });
+	if (hit) {
+		dev_err(dev, "iova batch: DMA after the flush: %zd\n", hit);
+		ret = -EIO;
+	}
+out:
+	free_pages((unsigned long)buf, 1);
+	return ret;
+}
+#else
+static int case_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+
+static int case_iova_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static const struct {
+	const char *name;
+	int (*fn)(struct dfp_edu *e);
+} cases[] = {
+	{ "live", case_live },
+	{ "strict_unmap", case_strict_unmap },
+	{ "lazy_window", case_lazy_window },
+	{ "batch", case_batch },
+	{ "iova_batch", case_iova_batch },
+};
+
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	char name[32];
+	int i, ret;
+
+	if (len == 0 || len >= sizeof(name))
+		return -EINVAL;
+	if (copy_from_user(name, ubuf, len))
+		return -EFAULT;
+	name[len] = '\0';
+	strim(name);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (strcmp(name, cases[i].name))
+			continue;
+		mutex_lock(&edu_dev->lock);
+		ret = edu_load(edu_dev);
+		if (!ret)
+			ret = cases[i].fn(edu_dev);
+		mutex_unlock(&edu_dev->lock);
+		dev_info(&edu_dev->pdev->dev, "case %s: %d\n", name, ret);
+		return ret ? ret : len;
+	}
+	return -ENOENT;
+}
+
+static const struct file_operations run_fops = {
+	.owner = THIS_MODULE,
+	.write = run_write,
+};
+
+static int dfp_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct dfp_edu *e;
+	int ret;
+
+	if (edu_dev)
+		return -EBUSY;
+	e = devm_kzalloc(&pdev->dev, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->pdev = pdev;
+	mutex_init(&e->lock);
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	e->bar = pcim_iomap_region(pdev, 0, "dfp_edu");
+	if (IS_ERR(e->bar))
+		return PTR_ERR(e->bar);
+	ret = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(EDU_DMA_BITS));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	e->src = devm_kmalloc(&pdev->dev, PAGE_SIZE, GFP_KERNEL);
+	if (!e->src)
+		return -ENOMEM;
+	e->src_dma = dma_map_single(&pdev->dev, e->src, PAGE_SIZE,
+				    DMA_TO_DEVICE);
+	if (dma_mapping_error(&pdev->dev, e->src_dma))
+		return -ENOMEM;
+	e->dir = debugfs_create_dir("dfp_edu", NULL);
+	debugfs_create_file("run", 0200, e->dir, NULL, &run_fops);
+	pci_set_drvdata(pdev, e);
+	edu_dev = e;
+	return 0;
+}
+
+static void dfp_edu_remove(struct pci_dev *pdev)
+{
+	struct dfp_edu *e = pci_get_drvdata(pdev);
+
+	debugfs_remove_recursive(e->dir);
+	dma_unmap_single(&pdev->dev, e->src_dma, PAGE_SIZE, DMA_TO_DEVICE);
+	edu_dev = NULL;
+}
+
+/* No ID table: bound through driver_override only. */
+static struct pci_driver dfp_edu_driver = {
+	.name = "dfp_edu",
+	.probe = dfp_edu_probe,
+	.remove = dfp_edu_remove,
+};
+module_pci_driver(dfp_edu_driver);
+
+MODULE_DESCRIPTION("dma-fastpath: DMA-after-unmap checks with QEMU's edu device");
+MODULE_LICENSE("GPL");
