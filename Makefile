@@ -12,10 +12,11 @@ help:
 	@echo "make tree      build/linux: base commit (tag base) + git am of patches/ (tag series)"
 	@echo "make export    write patches/ and the mirrors back from build/linux (base..fastpath)"
 	@echo "make kernel    build the base and series guest kernels (incremental, ccache)"
-	@echo "make initramfs build the guest initramfs for both kernels"
+	@echo "make initramfs build the guest initramfs for the series kernel"
 	@echo "make kunit     generic_pt KUnit under UML on the series (KUNIT_SLOW=1 adds timing cases)"
 	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
 	@echo "make check     the test suite: ends with 'N passed, N failed'"
+	@echo "make stress    debug kernel: fio verify + dma_map_benchmark + fault injection (STRESS_MINUTES=30)"
 	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
 	@echo "make profile   perf + bpftrace profile of WORKLOAD= on KERNEL=$(KERNEL) in MODE=$(MODE)"
@@ -33,8 +34,9 @@ kernel:
 	scripts/build base bzImage
 	scripts/build series bzImage
 
+# The guest tests need the benchmark's uapi of patch 1: no initramfs for the
+# unpatched base (make bench builds one for bench-base, patches 1-3).
 initramfs:
-	scripts/initramfs base
 	scripts/initramfs series
 
 kunit:
@@ -45,6 +47,11 @@ vm:
 
 check:
 	scripts/check
+
+# Debug kernel (KASAN, DMA-API debug, kmemleak, fault injection), fio verify
+# + dma_map_benchmark + injected allocation failures; STRESS_MINUTES=30.
+stress:
+	scripts/stress
 
 # Debian's python3 (scipy, matplotlib), whatever python3 comes first in PATH.
 bench:
@@ -61,4 +68,4 @@ static:
 bench-test:
 	/usr/bin/python3 -m unittest bench/test_compare.py
 
-.PHONY: help deps tree export kernel initramfs kunit vm check bench profile static bench-test
+.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static bench-test

@@ -136,6 +136,28 @@ TEST_F(edu, iova_batch)
 	ASSERT_EQ(0, run_case("iova_batch"));
 }
 
+/*
+ * Map until the IOVA space under the device's 28-bit mask is used up: a
+ * clean mapping error, and mapping works again once everything is unmapped
+ * (strict modes: lazy mode frees IOVA only after the flush queue's flush).
+ */
+TEST_F(edu, exhaust)
+{
+	if (!mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	ASSERT_EQ(0, run_case("exhaust"));
+}
+
+/* The same, unmapping into a batch: no IOVA comes back before its flush. */
+TEST_F(edu, exhaust_batch)
+{
+	if (!mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	ASSERT_EQ(0, run_case("exhaust_batch"));
+}
+
 /* An unknown case name is refused. */
 TEST_F(edu, unknown_case)
 {

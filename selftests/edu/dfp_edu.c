@@ -4,7 +4,7 @@
  * device can still reach after a DMA unmap.
  *
  * The edu device copies between a 4 KiB buffer of its own (at device address
- * 0x40000) and a DMA address, 100 ms (virtual time) after its command
+ * 0x40000) and a DMA address (2 KiB at a time here), 100 ms (virtual time) after its command
  * register is written. With a vIOMMU, QEMU translates that address through
  * the guest's page table and its own IOTLB cache: a translation the guest did
  * not invalidate after an unmap is still used, which is what these cases
@@ -21,6 +21,7 @@
 #include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #if __has_include(<linux/dma-unmap-batch.h>)
@@ -35,7 +36,12 @@
 #define EDU_CMD_RUN	BIT(0)
 #define EDU_CMD_TO_RAM	BIT(1)
 #define EDU_BUF		0x40000
-#define EDU_BUF_SIZE	4096
+/*
+ * Bytes per transfer: less than the 4 KiB buffer, as QEMU 7.2's range check
+ * rejects (with a hardware error that stops the VM) a transfer that ends at
+ * the buffer's end.
+ */
+#define EDU_XFER	2048
 /* edu rejects DMA addresses above its 28-bit mask */
 #define EDU_DMA_BITS	28
 
@@ -60,7 +66,7 @@ static int edu_dma(struct dfp_edu *e, dma_addr_t addr, bool to_ram)
 
 	writeq(to_ram ? EDU_BUF : addr, e->bar + EDU_DMA_SRC);
 	writeq(to_ram ? addr : EDU_BUF, e->bar + EDU_DMA_DST);
-	writeq(EDU_BUF_SIZE, e->bar + EDU_DMA_COUNT);
+	writeq(EDU_XFER, e->bar + EDU_DMA_COUNT);
 	writeq(EDU_CMD_RUN | (to_ram ? EDU_CMD_TO_RAM : 0),
 	       e->bar + EDU_DMA_CMD);
 	while (readq(e->bar + EDU_DMA_CMD) & EDU_CMD_RUN) {
@@ -85,7 +91,7 @@ static size_t changed(const u8 *p)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < EDU_BUF_SIZE; i++)
+	for (i = 0; i < EDU_XFER; i++)
 		n += p[i] != PAT_CPU;
 	return n;
 }
@@ -127,13 +133,18 @@ static int target_map_and_hit(struct dfp_edu *e, struct target *t)
 		free_page((unsigned long)t->buf);
 		return -ENOMEM;
 	}
+	if (t->dma + PAGE_SIZE - 1 > DMA_BIT_MASK(EDU_DMA_BITS)) {
+		dev_err(dev, "DMA address %pad above the device's mask\n",
+			&t->dma);
+		return -EIO;
+	}
 	ret = edu_dma(e, t->dma, true);
 	if (ret)
 		return ret;
 	dma_sync_single_for_cpu(dev, t->dma, PAGE_SIZE, DMA_FROM_DEVICE);
-	if (changed(t->buf) != EDU_BUF_SIZE) {
+	if (changed(t->buf) != EDU_XFER) {
 		dev_err(dev, "DMA to a live mapping %pad wrote %zu of %d bytes\n",
-			&t->dma, changed(t->buf), EDU_BUF_SIZE);
+			&t->dma, changed(t->buf), EDU_XFER);
 		return -EIO;
 	}
 	memset(t->buf, PAT_CPU, PAGE_SIZE);
@@ -205,7 +216,7 @@ static int case_lazy_window(struct dfp_edu *e)
 		goto out;
 	dma_unmap_single(dev, t.dma, PAGE_SIZE, DMA_FROM_DEVICE);
 	hit = target_hit_after_unmap(e, &t);
-	dev_info(dev, "lazy: DMA right after unmap wrote %zd bytes (the window)\n",
+	dev_notice(dev, "lazy: DMA right after unmap wrote %zd bytes (the window)\n",
 		 hit);
 	memset(t.buf, PAT_CPU, PAGE_SIZE);
 	msleep(100);
@@ -220,7 +231,96 @@ out:
 	return ret;
 }
 
+/*
+ * IOVA space exhaustion: map one 2 MiB buffer (to the device, so DMA-API
+ * debug does not track overlaps) until the device's 256 MiB of IOVA space is
+ * used up. The failure must be a clean DMA_MAPPING_ERROR; once everything
+ * is unmapped, mapping works again. With @batched, the unmaps go into unmap
+ * batches: until the flush the IOVA space must still be taken.
+ */
+#define EXHAUST_CHUNK	SZ_2M
+#define EXHAUST_MAX	(2 * (1 << EDU_DMA_BITS) / EXHAUST_CHUNK)
+
+static int exhaust(struct dfp_edu *e, bool batched)
+{
+	struct device *dev = &e->pdev->dev;
+	dma_addr_t *addr, again;
+	int i, n = 0, ret = 0;
+	void *buf;
+
+	buf = kmalloc(EXHAUST_CHUNK, GFP_KERNEL);
+	addr = kcalloc(EXHAUST_MAX, sizeof(*addr), GFP_KERNEL);
+	if (!buf || !addr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (n = 0; n < EXHAUST_MAX; n++) {
+		addr[n] = dma_map_single(dev, buf, EXHAUST_CHUNK,
+					 DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr[n]))
+			break;
+	}
+	dev_info(dev, "exhaust: %d maps of 2 MiB before the first failure\n",
+		 n);
+	if (n == EXHAUST_MAX || n < (1 << EDU_DMA_BITS) / EXHAUST_CHUNK / 2) {
+		dev_err(dev, "exhaust: %d maps: the IOVA space is not the mask's\n",
+			n);
+		ret = -EIO;
+	}
+	if (!batched) {
+		for (i = 0; i < n; i++)
+			dma_unmap_single(dev, addr[i], EXHAUST_CHUNK,
+					 DMA_TO_DEVICE);
+	} else {
 #ifdef DFP_HAVE_BATCH
+		DMA_UNMAP_BATCH(batch);
+
+		/* Fewer than a batch holds, so nothing flushes on its own. */
+		for (i = 0; i < min(n, DMA_UNMAP_BATCH_MAX - 1); i++)
+			dma_unmap_phys_batch(&batch, dev, addr[i],
+					     EXHAUST_CHUNK, DMA_TO_DEVICE, 0);
+		again = dma_map_single(dev, buf, EXHAUST_CHUNK, DMA_TO_DEVICE);
+		if (!dma_mapping_error(dev, again)) {
+			dev_err(dev, "exhaust: IOVA of an unflushed batch reused: %pad\n",
+				&again);
+			dma_unmap_single(dev, again, EXHAUST_CHUNK,
+					 DMA_TO_DEVICE);
+			ret = -EIO;
+		}
+		dma_unmap_batch_flush(&batch);
+		for (; i < n; i++)
+			dma_unmap_single(dev, addr[i], EXHAUST_CHUNK,
+					 DMA_TO_DEVICE);
+#endif
+	}
+	again = dma_map_single(dev, buf, EXHAUST_CHUNK, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, again)) {
+		dev_err(dev, "exhaust: no IOVA after unmapping everything\n");
+		ret = -EIO;
+	} else {
+		dma_unmap_single(dev, again, EXHAUST_CHUNK, DMA_TO_DEVICE);
+	}
+out:
+	kfree(addr);
+	kfree(buf);
+	return ret;
+}
+
+static int case_exhaust(struct dfp_edu *e)
+{
+	if (!strict_domain(e))
+		return -EOPNOTSUPP;
+	return exhaust(e, false);
+}
+
+#ifdef DFP_HAVE_BATCH
+static int case_exhaust_batch(struct dfp_edu *e)
+{
+	if (!strict_domain(e))
+		return -EOPNOTSUPP;
+	return exhaust(e, true);
+}
+
 #define NR_BATCH 4
 
 /*
@@ -267,7 +367,7 @@ static int case_batch(struct dfp_edu *e)
 	}
 	/* Before the flush the stale translation is still there: the window. */
 	hit = target_hit_after_unmap(e, &t[0]);
-	dev_info(dev, "batch: DMA before the flush wrote %zd bytes\n", hit);
+	dev_notice(dev, "batch: DMA before the flush wrote %zd bytes\n", hit);
 	memset(t[0].buf, PAT_CPU, PAGE_SIZE);
 
 	dma_unmap_batch_flush(&batch);
@@ -316,7 +416,7 @@ static int case_iova_batch(struct dfp_edu *e)
 		goto out;
 	}
 	ret = edu_dma(e, state.addr + PAGE_SIZE, true);
-	if (!ret && changed(buf + PAGE_SIZE) != EDU_BUF_SIZE)
+	if (!ret && changed(buf + PAGE_SIZE) != EDU_XFER)
 		ret = -EIO;
 	memset(buf, PAT_CPU, 2 * PAGE_SIZE);
 	dma_iova_destroy_batch(&batch, dev, &state, 2 * PAGE_SIZE,
@@ -340,6 +440,11 @@ static int case_batch(struct dfp_edu *e)
 	return -EOPNOTSUPP;
 }
 
+static int case_exhaust_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+
 static int case_iova_batch(struct dfp_edu *e)
 {
 	return -EOPNOTSUPP;
@@ -355,6 +460,8 @@ static const struct {
 	{ "lazy_window", case_lazy_window },
 	{ "batch", case_batch },
 	{ "iova_batch", case_iova_batch },
+	{ "exhaust", case_exhaust },
+	{ "exhaust_batch", case_exhaust_batch },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Guest half of `make stress` (and of make check's short stress step), for
+# the debug kernel (configs/debug.config). Until STRESS_SECONDS have passed,
+# rounds of:
+#   1. fio verify=crc32c, two jobs of mixed 4K..1M I/O on the NVMe disk,
+#      while dma_map_benchmark maps and unmaps with two threads on edu
+#      (single, sg and IOVA-link mode in turn);
+#   2. fio without verification while failslab and fail_page_alloc fail
+#      allocations of the fio tasks (FAULT_PERCENT of them).
+# Then: the DMA-API debug entries of the NVMe device are as many as before
+# (no mapping leaked), DMA-API debug counted no error, kmemleak finds
+# nothing. The host fails the run on any KASAN/DMA-API/kmemleak report in
+# the kernel log. Prints the counts of injected faults and verified bytes.
+. /usr/share/dfp/lib.sh
+. /usr/share/dfp/bench/lib.sh
+secs=${STRESS_SECONDS:-60}
+pct=${FAULT_PERCENT:-10}
+dev=/dev/nvme0n1
+dbg=/sys/kernel/debug
+[ -b $dev ] || { echo "no $dev"; exit 1; }
+bind_edu || exit 1
+nvme_bdf=$(basename "$(readlink -f /sys/block/nvme0n1/device/device)")
+
+dma_entries() {	# live DMA-API debug entries of the NVMe device
+	grep -c "$nvme_bdf" $dbg/dma-api/dump 2>/dev/null || echo 0
+}
+
+fault_setup() {	# fault_setup ATTR: fail $pct% of the fio tasks' allocations
+	local a=$dbg/$1
+	[ -d $a ] || { echo "no $a (kernel without fault injection)"; return 1; }
+	echo $pct > $a/probability
+	echo 1 > $a/interval
+	echo 1000000000 > $a/times
+	echo 0 > $a/space
+	echo 0 > $a/verbose
+	echo Y > $a/task-filter
+	[ -f $a/ignore-gfp-wait ] && echo N > $a/ignore-gfp-wait
+	return 0
+}
+
+fault_count() {	# injected so far by ATTR
+	echo $((1000000000 - $(cat $dbg/$1/times)))
+}
+
+fault_setup failslab || exit 1
+fault_setup fail_page_alloc || exit 1
+before=$(dma_entries)
+echo "# stress: ${secs}s, faults ${pct}%, NVMe $nvme_bdf, DMA-API entries before: $before"
+
+end=$(($(date +%s) + secs))
+round=0 verified_kb=0 fio_fail=0 bench_fail=0
+while [ "$(date +%s)" -lt "$end" ]; do
+	round=$((round + 1))
+	mode=$((round % 3))
+	dma_map_benchmark -m $mode -g 16 -t 2 -s 8 > /tmp/bench.out 2>&1 &
+	bpid=$!
+	DEV=$dev SIZE=64m fio --output-format=json --output=/tmp/verify.json \
+		/usr/share/dfp/stress-verify.fio > /tmp/verify.log 2>&1
+	rc=$?
+	wait $bpid || { bench_fail=$((bench_fail + 1)); cat /tmp/bench.out; }
+	if [ $rc != 0 ] || grep -q '"error" : [1-9]' /tmp/verify.json; then
+		fio_fail=$((fio_fail + 1))
+		echo "# round $round: fio verify FAILED (rc $rc)"
+		cat /tmp/verify.log; grep '"error"' /tmp/verify.json
+	fi
+	kb=$(sed -n 's/.*"io_kbytes" : \([0-9]*\).*/\1/p' /tmp/verify.json | awk '{ s += $1 } END { print s + 0 }')
+	verified_kb=$((verified_kb + kb))
+
+	# Fault injection for the fio tasks only (make-it-fail is inherited).
+	DEV=$dev RUNTIME=8 sh -c 'echo 1 > /proc/self/make-it-fail;
+		exec fio --output-format=json --output=/tmp/faults.json \
+			/usr/share/dfp/stress-faults.fio' > /tmp/faults.log 2>&1
+	echo "# round $round: verify ${kb} KiB ok=$((rc == 0)), injected so far: failslab $(fault_count failslab), fail_page_alloc $(fault_count fail_page_alloc)"
+done
+
+sleep 1	# let the last completions and the flush queue drain
+after=$(dma_entries)
+errors=$(cat $dbg/dma-api/error_count 2>/dev/null || echo 0)
+leaks=0
+if [ -f $dbg/kmemleak ]; then
+	echo scan > $dbg/kmemleak; sleep 1; echo scan > $dbg/kmemleak
+	leaks=$(grep -c '^unreferenced object' $dbg/kmemleak)
+	[ "$leaks" = 0 ] || head -40 $dbg/kmemleak
+fi
+inj=$(($(fault_count failslab) + $(fault_count fail_page_alloc)))
+echo "# stress: $round rounds, $((verified_kb / 1024)) MiB written and verified, fio verify failures $fio_fail, dma_map_benchmark failures $bench_fail"
+echo "# stress: injected faults: failslab $(fault_count failslab), fail_page_alloc $(fault_count fail_page_alloc)"
+echo "# stress: NVMe DMA-API entries before $before, after $after; DMA-API errors $errors; kmemleak $leaks"
+ok=1
+[ $fio_fail = 0 ] && [ $bench_fail = 0 ] || ok=0
+[ "$after" = "$before" ] || { echo "# stress: NVMe mappings leaked"; ok=0; }
+[ "$errors" = 0 ] || ok=0
+[ "$leaks" = 0 ] || ok=0
+[ $inj -gt 0 ] || { echo "# stress: no fault was injected"; ok=0; }
+[ $ok = 1 ] && echo "# stress: PASS" || echo "# stress: FAIL"
+[ $ok = 1 ]
