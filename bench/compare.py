@@ -306,46 +306,41 @@ def build_rows(groups, alpha):
     return rows
 
 
-def add_pt_ratios(rows):
-    """ratio = median(mode) / median(intel-pt), same workload/metric/kernel."""
-    pt = {}
-    for r in rows:
-        if r["family"] in RATIO_FAMILIES and r["mode"] == PT_MODE:
-            pt[(r["family"], r["workload"], r["metric"])] = r
-    for r in rows:
-        if r["family"] not in RATIO_FAMILIES:
-            continue
-        ref = pt.get((r["family"], r["workload"], r["metric"]))
-        if ref is None:
-            continue
-        ratio = {}
-        for k in KERNELS:
-            num, den = r[k]["median"], ref[k]["median"]
-            ratio[k] = None if num is None or not den else num / den
-        if ratio["base"] is not None or ratio["series"] is not None:
-            r["ratio"] = ratio
-
-
-def add_lazy_ratios(rows):
-    """lazy_ratio = median(X-strict) / median(X-lazy): what strict mode keeps
-    of lazy mode's throughput, same workload/metric/kernel and IOMMU X."""
+def add_ratios(rows, field, reference_mode):
+    """r[field] = median(r) / median(ref) per kernel, for the fio/xdp rows
+    whose reference_mode(mode) names a mode with a row of the same family,
+    workload and metric; None on both sides leaves r[field] unset."""
     by_key = {}
     for r in rows:
         if r["family"] in RATIO_FAMILIES:
             by_key[(r["family"], r["workload"], r["mode"], r["metric"])] = r
     for r in rows:
-        if r["family"] not in RATIO_FAMILIES or not r["mode"].endswith("-strict"):
+        if r["family"] not in RATIO_FAMILIES:
             continue
-        lazy = r["mode"][:-len("-strict")] + "-lazy"
-        ref = by_key.get((r["family"], r["workload"], lazy, r["metric"]))
-        if ref is None:
+        ref_mode = reference_mode(r["mode"])
+        ref = ref_mode and by_key.get((r["family"], r["workload"], ref_mode,
+                                       r["metric"]))
+        if not ref:
             continue
         ratio = {}
         for k in KERNELS:
             num, den = r[k]["median"], ref[k]["median"]
             ratio[k] = None if num is None or not den else num / den
         if ratio["base"] is not None or ratio["series"] is not None:
-            r["lazy_ratio"] = ratio
+            r[field] = ratio
+
+
+def add_pt_ratios(rows):
+    """ratio = median(mode) / median(intel-pt), same workload/metric/kernel."""
+    add_ratios(rows, "ratio", lambda mode: PT_MODE)
+
+
+def add_lazy_ratios(rows):
+    """lazy_ratio = median(X-strict) / median(X-lazy): what strict mode keeps
+    of lazy mode's throughput, same workload/metric/kernel and IOMMU X."""
+    add_ratios(rows, "lazy_ratio",
+               lambda mode: mode[:-len("-strict")] + "-lazy"
+               if mode.endswith("-strict") else None)
 
 
 # --------------------------------------------------------------------------

@@ -117,12 +117,13 @@ struct target {
 
 /*
  * Map a page for the device to write, let it write once (so the IOMMU's
- * IOTLB holds the translation) and check that it did.
+ * IOTLB holds the translation) and check that it did. On failure nothing is
+ * left mapped or allocated (@t->buf is NULL).
  */
 static int target_map_and_hit(struct dfp_edu *e, struct target *t)
 {
 	struct device *dev = &e->pdev->dev;
-	int ret;
+	int ret = -EIO;
 
 	t->buf = (u8 *)__get_free_page(GFP_KERNEL);
 	if (!t->buf)
@@ -130,25 +131,44 @@ static int target_map_and_hit(struct dfp_edu *e, struct target *t)
 	memset(t->buf, PAT_CPU, PAGE_SIZE);
 	t->dma = dma_map_single(dev, t->buf, PAGE_SIZE, DMA_FROM_DEVICE);
 	if (dma_mapping_error(dev, t->dma)) {
-		free_page((unsigned long)t->buf);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto free;
 	}
 	if (t->dma + PAGE_SIZE - 1 > DMA_BIT_MASK(EDU_DMA_BITS)) {
 		dev_err(dev, "DMA address %pad above the device's mask\n",
 			&t->dma);
-		return -EIO;
+		goto unmap;
 	}
 	ret = edu_dma(e, t->dma, true);
 	if (ret)
-		return ret;
+		goto unmap;
 	dma_sync_single_for_cpu(dev, t->dma, PAGE_SIZE, DMA_FROM_DEVICE);
 	if (changed(t->buf) != EDU_XFER) {
 		dev_err(dev, "DMA to a live mapping %pad wrote %zu of %d bytes\n",
 			&t->dma, changed(t->buf), EDU_XFER);
-		return -EIO;
+		ret = -EIO;
+		goto unmap;
 	}
 	memset(t->buf, PAT_CPU, PAGE_SIZE);
 	return 0;
+
+unmap:
+	dma_unmap_single(dev, t->dma, PAGE_SIZE, DMA_FROM_DEVICE);
+free:
+	free_page((unsigned long)t->buf);
+	t->buf = NULL;
+	return ret;
+}
+
+/* target_map_and_hit(), then dma_unmap_single(): the page stays allocated. */
+static int target_hit_then_unmap(struct dfp_edu *e, struct target *t)
+{
+	int ret = target_map_and_hit(e, t);
+
+	if (!ret)
+		dma_unmap_single(&e->pdev->dev, t->dma, PAGE_SIZE,
+				 DMA_FROM_DEVICE);
+	return ret;
 }
 
 /* DMA to @t's old address; returns the bytes that reached memory. */
@@ -162,12 +182,9 @@ static ssize_t target_hit_after_unmap(struct dfp_edu *e, struct target *t)
 static int case_live(struct dfp_edu *e)
 {
 	struct target t;
-	int ret = target_map_and_hit(e, &t);
+	int ret = target_hit_then_unmap(e, &t);
 
 	if (!ret)
-		dma_unmap_single(&e->pdev->dev, t.dma, PAGE_SIZE,
-				 DMA_FROM_DEVICE);
-	if (t.buf)
 		free_page((unsigned long)t.buf);
 	return ret;
 }
@@ -175,24 +192,21 @@ static int case_live(struct dfp_edu *e)
 /* Strict mode: once dma_unmap_single() returns, the device cannot write. */
 static int case_strict_unmap(struct dfp_edu *e)
 {
-	struct device *dev = &e->pdev->dev;
 	struct target t;
 	ssize_t hit;
 	int ret;
 
 	if (!strict_domain(e))
 		return -EOPNOTSUPP;
-	ret = target_map_and_hit(e, &t);
+	ret = target_hit_then_unmap(e, &t);
 	if (ret)
-		goto out;
-	dma_unmap_single(dev, t.dma, PAGE_SIZE, DMA_FROM_DEVICE);
+		return ret;
 	hit = target_hit_after_unmap(e, &t);
 	if (hit) {
-		dev_err(dev, "strict: DMA to %pad after unmap: %zd\n",
+		dev_err(&e->pdev->dev, "strict: DMA to %pad after unmap: %zd\n",
 			&t.dma, hit);
 		ret = -EIO;
 	}
-out:
 	free_page((unsigned long)t.buf);
 	return ret;
 }
@@ -211,13 +225,12 @@ static int case_lazy_window(struct dfp_edu *e)
 
 	if (!lazy_domain(e))
 		return -EOPNOTSUPP;
-	ret = target_map_and_hit(e, &t);
+	ret = target_hit_then_unmap(e, &t);
 	if (ret)
-		goto out;
-	dma_unmap_single(dev, t.dma, PAGE_SIZE, DMA_FROM_DEVICE);
+		return ret;
 	hit = target_hit_after_unmap(e, &t);
 	dev_notice(dev, "lazy: DMA right after unmap wrote %zd bytes (the window)\n",
-		 hit);
+		   hit);
 	memset(t.buf, PAT_CPU, PAGE_SIZE);
 	msleep(100);
 	hit = target_hit_after_unmap(e, &t);
@@ -226,7 +239,6 @@ static int case_lazy_window(struct dfp_edu *e)
 			&t.dma, hit);
 		ret = -EIO;
 	}
-out:
 	free_page((unsigned long)t.buf);
 	return ret;
 }
@@ -339,8 +351,11 @@ static int case_batch(struct dfp_edu *e)
 
 	if (!strict_domain(e))
 		return -EOPNOTSUPP;
-	for (i = 0; i < NR_BATCH && !ret; i++)
+	for (i = 0; i < NR_BATCH; i++) {
 		ret = target_map_and_hit(e, &t[i]);
+		if (ret)
+			break;
+	}
 	if (ret) {
 		while (i--)
 			dma_unmap_single(dev, t[i].dma, PAGE_SIZE,
