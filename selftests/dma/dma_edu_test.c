@@ -158,6 +158,16 @@ TEST_F(edu, exhaust_batch)
 	ASSERT_EQ(0, run_case("exhaust_batch"));
 }
 
+/*
+ * dma_map_sg() of 16 separate 16K buffers under a 64K max segment size and
+ * segment boundary: every segment within the limits, and a device write
+ * through the list lands in the right buffer at the right offset.
+ */
+TEST_F(edu, sg_limits)
+{
+	ASSERT_EQ(0, run_case("sg_limits"));
+}
+
 /* An unknown case name is refused. */
 TEST_F(edu, unknown_case)
 {

@@ -21,6 +21,7 @@
 #include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -212,9 +213,10 @@ static int case_strict_unmap(struct dfp_edu *e)
 }
 
 /*
- * Lazy mode: right after the unmap the device may still write through the
- * IOTLB (the window, reported, not a failure); once the flush queue has
- * flushed (its timeout is 10 ms) it must not.
+ * Lazy mode: until the flush queue flushes (its timeout is 10 ms) the device
+ * may still write through the IOTLB: the window, reported, not a failure
+ * (edu starts a DMA 100 ms after its command, so it normally sees the queue
+ * flushed already). 100 ms after that, the write must not land.
  */
 static int case_lazy_window(struct dfp_edu *e)
 {
@@ -466,6 +468,99 @@ static int case_iova_batch(struct dfp_edu *e)
 }
 #endif
 
+/*
+ * dma_map_sg() under the device's segment limits: 16 separate 16 KiB
+ * buffers, max segment size and segment boundary 64 KiB. Every DMA segment
+ * must stay within both limits and the segments must add up to the list;
+ * then edu writes into the middle of every buffer through the DMA address
+ * the list gave it, and exactly the bytes of that write must change.
+ */
+#define SG_NENTS	16
+#define SG_ORDER	2
+#define SG_LIMIT	SZ_64K
+
+static int case_sg_limits(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	unsigned int old_max = dma_get_max_seg_size(dev);
+	unsigned long old_boundary = dma_get_seg_boundary(dev);
+	size_t buf_size = PAGE_SIZE << SG_ORDER, total = 0;
+	u8 *buf[SG_NENTS] = { };
+	struct scatterlist sgl[SG_NENTS], *sg;
+	int i, n, ret = 0;
+
+	if (!strict_domain(e) && !lazy_domain(e))
+		return -EOPNOTSUPP;
+	sg_init_table(sgl, SG_NENTS);
+	for (i = 0; i < SG_NENTS; i++) {
+		buf[i] = (u8 *)__get_free_pages(GFP_KERNEL, SG_ORDER);
+		if (!buf[i]) {
+			ret = -ENOMEM;
+			goto free;
+		}
+		memset(buf[i], PAT_CPU, buf_size);
+		sg_set_buf(&sgl[i], buf[i], buf_size);
+	}
+	if (!dev->dma_parms) {
+		ret = -EOPNOTSUPP;
+		goto free;
+	}
+	dma_set_max_seg_size(dev, SG_LIMIT);
+	dma_set_seg_boundary(dev, SG_LIMIT - 1);
+	n = dma_map_sg(dev, sgl, SG_NENTS, DMA_FROM_DEVICE);
+	if (!n) {
+		ret = -ENOMEM;
+		goto restore;
+	}
+	for_each_sg(sgl, sg, n, i) {
+		dma_addr_t a = sg_dma_address(sg);
+		unsigned int len = sg_dma_len(sg);
+
+		total += len;
+		if (len > SG_LIMIT ||
+		    (a & ~(dma_addr_t)(SG_LIMIT - 1)) !=
+		    ((a + len - 1) & ~(dma_addr_t)(SG_LIMIT - 1))) {
+			dev_err(dev, "sg: segment %d %pad+%#x breaks the 64K limits\n",
+				i, &a, len);
+			ret = -EIO;
+		}
+	}
+	if (total != SG_NENTS * buf_size) {
+		dev_err(dev, "sg: %zu bytes in %d segments, expected %zu\n",
+			total, n, SG_NENTS * buf_size);
+		ret = -EIO;
+	}
+	/* With an IOMMU the list is one IOVA range: buffer i at i * 16K. */
+	for (i = 0; i < SG_NENTS && !ret; i++) {
+		dma_addr_t a = sg_dma_address(sgl) + i * buf_size + buf_size / 4;
+
+		ret = edu_dma(e, a, true);
+	}
+	dma_unmap_sg(dev, sgl, SG_NENTS, DMA_FROM_DEVICE);
+	for (i = 0; i < SG_NENTS && !ret; i++) {
+		size_t j, bad = 0;
+
+		for (j = 0; j < buf_size; j++) {
+			bool in = j >= buf_size / 4 && j < buf_size / 4 + EDU_XFER;
+
+			bad += buf[i][j] != (in ? PAT_DEV : PAT_CPU);
+		}
+		if (bad) {
+			dev_err(dev, "sg: buffer %d: %zu bytes differ from the expected write\n",
+				i, bad);
+			ret = -EIO;
+		}
+	}
+restore:
+	dma_set_max_seg_size(dev, old_max);
+	dma_set_seg_boundary(dev, old_boundary);
+free:
+	for (i = 0; i < SG_NENTS; i++)
+		if (buf[i])
+			free_pages((unsigned long)buf[i], SG_ORDER);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct dfp_edu *e);
@@ -477,6 +572,7 @@ static const struct {
 	{ "iova_batch", case_iova_batch },
 	{ "exhaust", case_exhaust },
 	{ "exhaust_batch", case_exhaust_batch },
+	{ "sg_limits", case_sg_limits },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
