@@ -77,3 +77,22 @@ check_config() {
 	done
 	[ "$bad" = 0 ] || die "config fragments not satisfied in $cfg"
 }
+
+# bisect_config SRC OBJ: the config of build/obj-bisect (the series' slim
+# config plus configs/bisect.config), made again only when a fragment or
+# the defconfig changed. Used by scripts/bisect-build and
+# scripts/static-analysis.
+bisect_config() {
+	local wt=$1 obj=$2 want
+	local frags=("$top/configs/slim.config" "$top/configs/bisect.config")
+	mkdir -p "$obj"
+	want=$(cat "${frags[@]}" "$wt/arch/x86/configs/x86_64_defconfig" | sha256sum)
+	if [ "$(cat "$obj/.dfp-cfg" 2>/dev/null)" != "$want" ]; then
+		kmake "$wt" "$obj" x86_64_defconfig >/dev/null
+		(cd "$wt" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" \
+			"${frags[@]}" >/dev/null)
+		kmake "$wt" "$obj" olddefconfig >/dev/null
+		check_config "$obj/.config" "${frags[@]}"
+		echo "$want" > "$obj/.dfp-cfg"
+	fi
+}

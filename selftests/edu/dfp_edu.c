@@ -21,6 +21,7 @@
 #include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -561,6 +562,318 @@ free:
 	return ret;
 }
 
+/*
+ * Bad unmaps, both driver bugs: an address that was never mapped, and a
+ * mapping unmapped twice. The kernel reports each (iommu-dma warns, DMA-API
+ * debug reports it: the test program counts those reports); neither may
+ * corrupt the IOVA allocator. The next BAD_MAPS maps, on the same CPU (the
+ * per-CPU IOVA caches are where a bad free would land), must all differ and
+ * none may be the never-mapped address, which no allocation handed out.
+ */
+#define BAD_MAPS	64
+#define BAD_NEVER	SZ_16M	/* far below the top-down allocations */
+
+static int case_bad_unmap(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+	dma_addr_t a, *addr;
+	int i, j, n, ret = 0;
+
+	if (!strict_domain(e) && !lazy_domain(e))
+		return -EOPNOTSUPP;
+	if (iommu_iova_to_phys(dom, BAD_NEVER)) {
+		dev_err(dev, "bad unmap: %#x is mapped already\n", BAD_NEVER);
+		return -EIO;
+	}
+	addr = kcalloc(BAD_MAPS, sizeof(*addr), GFP_KERNEL);
+	if (!addr)
+		return -ENOMEM;
+	migrate_disable();
+	dma_unmap_single(dev, BAD_NEVER, PAGE_SIZE, DMA_TO_DEVICE);
+	a = dma_map_single(dev, e->src, PAGE_SIZE, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, a)) {
+		migrate_enable();
+		ret = -ENOMEM;
+		goto out;
+	}
+	dma_unmap_single(dev, a, PAGE_SIZE, DMA_TO_DEVICE);
+	dma_unmap_single(dev, a, PAGE_SIZE, DMA_TO_DEVICE);
+	if (lazy_domain(e))
+		msleep(100);	/* the flush queue hands its IOVAs back */
+	for (n = 0; n < BAD_MAPS; n++) {
+		addr[n] = dma_map_single(dev, e->src, PAGE_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr[n]))
+			break;
+	}
+	migrate_enable();
+	if (n < BAD_MAPS) {
+		dev_err(dev, "bad unmap: map %d of %d failed\n", n, BAD_MAPS);
+		ret = -EIO;
+	}
+	for (i = 0; i < n; i++) {
+		if ((addr[i] & PAGE_MASK) == BAD_NEVER) {
+			dev_err(dev, "bad unmap: never allocated IOVA %pad handed out\n",
+				&addr[i]);
+			ret = -EIO;
+		}
+		for (j = 0; j < i; j++) {
+			if (addr[i] == addr[j]) {
+				dev_err(dev, "bad unmap: IOVA %pad handed out twice\n",
+					&addr[i]);
+				ret = -EIO;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		dma_unmap_single(dev, addr[i], PAGE_SIZE, DMA_TO_DEVICE);
+out:
+	kfree(addr);
+	return ret;
+}
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * Fault injection on the DMA layer: fail the 1st, 2nd, ... allocation of an
+ * operation (the task's fail-nth counter, which failslab and
+ * fail_page_alloc count down, as /proc/self/fail-nth does) until it needs
+ * fewer. A failure must be -ENOMEM with nothing of the operation left mapped
+ * in the device's IOVA space; afterwards as much IOVA space is free as
+ * before (no IOVA leaked). kmemleak, run by the caller, finds leaked memory.
+ */
+#define FAIL_NTH_MAX	64
+#define FAIL_NENTS	16
+#define FAIL_ORDER	6	/* 16 x 256K: 4M, two whole leaf tables */
+/*
+ * Each buffer is the first half of a block twice its size: buffers are
+ * never physically contiguous, so no two merge into a run that a 2M leaf
+ * could map without a leaf table.
+ */
+#define FAIL_ALLOC_ORDER (FAIL_ORDER + 1)
+#define FAIL_LEN	(FAIL_NENTS * (PAGE_SIZE << FAIL_ORDER))
+#define FAIL_CHUNK	SZ_64K
+
+/* Pages under the device's mask that translate: only live mappings. */
+static unsigned long mapped_pages(struct dfp_edu *e)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&e->pdev->dev);
+	unsigned long n = 0;
+	dma_addr_t a;
+
+	for (a = 0; a < BIT_ULL(EDU_DMA_BITS); a += PAGE_SIZE) {
+		n += iommu_iova_to_phys(dom, a) != 0;
+		if (!(a & (SZ_16M - 1)))
+			cond_resched();
+	}
+	return n;
+}
+
+/* 64K mappings that fit under the mask now (the IOVA allocator's view). */
+static int free_chunks(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	int max = (1 << EDU_DMA_BITS) / FAIL_CHUNK, n, i;
+	dma_addr_t *addr;
+	void *buf;
+
+	if (lazy_domain(e))
+		msleep(100);	/* the flush queue hands its IOVAs back */
+	buf = kmalloc(FAIL_CHUNK, GFP_KERNEL);
+	addr = kcalloc(max, sizeof(*addr), GFP_KERNEL);
+	if (!buf || !addr) {
+		n = -ENOMEM;
+		goto out;
+	}
+	for (n = 0; n < max; n++) {
+		addr[n] = dma_map_single(dev, buf, FAIL_CHUNK, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr[n]))
+			break;
+	}
+	for (i = 0; i < n; i++)
+		dma_unmap_single(dev, addr[i], FAIL_CHUNK, DMA_TO_DEVICE);
+out:
+	kfree(addr);
+	kfree(buf);
+	return n;
+}
+
+struct fail_bufs {
+	struct scatterlist sgl[FAIL_NENTS];
+	struct phys_vec vec[FAIL_NENTS];
+	u8 *buf[FAIL_NENTS];
+};
+
+/*
+ * dma_map_sgtable() of 16 separate 256K buffers (one iommu_map_sg() walk).
+ * The operations map and unmap whole 2M leaf tables, so the unmap frees
+ * them and every try allocates them again.
+ */
+static int fail_op_map_sg(struct dfp_edu *e, struct fail_bufs *b)
+{
+	struct sg_table sgt = { .sgl = b->sgl, .orig_nents = FAIL_NENTS };
+	int ret;
+
+	sg_init_table(b->sgl, FAIL_NENTS);
+	for (ret = 0; ret < FAIL_NENTS; ret++)
+		sg_set_buf(&b->sgl[ret], b->buf[ret], PAGE_SIZE << FAIL_ORDER);
+	ret = dma_map_sgtable(&e->pdev->dev, &sgt, DMA_TO_DEVICE, 0);
+	if (!ret)
+		dma_unmap_sgtable(&e->pdev->dev, &sgt, DMA_TO_DEVICE, 0);
+	return ret;
+}
+
+#ifdef DFP_HAVE_BATCH	/* the series: dma_iova_link_vec() and the batch */
+/* dma_iova_link_vec() of the same buffers, then dma_iova_sync() */
+static int fail_op_link_vec(struct dfp_edu *e, struct fail_bufs *b)
+{
+	struct device *dev = &e->pdev->dev;
+	struct dma_iova_state state = { };
+	int ret;
+
+	if (!dma_iova_try_alloc(dev, &state, 0, FAIL_LEN))
+		return -ENOMEM;
+	ret = dma_iova_link_vec(dev, &state, b->vec, FAIL_NENTS, 0,
+				DMA_TO_DEVICE, 0);
+	if (ret) {
+		dma_iova_free(dev, &state);
+		return ret;
+	}
+	ret = dma_iova_sync(dev, &state, 0, FAIL_LEN);
+	dma_iova_destroy(dev, &state, FAIL_LEN, DMA_TO_DEVICE, 0);
+	return ret;
+}
+
+/* Four pages mapped beforehand, unmapped into a batch and flushed. */
+static int fail_op_unmap_batch(struct dfp_edu *e, struct fail_bufs *b)
+{
+	struct device *dev = &e->pdev->dev;
+	DMA_UNMAP_BATCH(batch);
+	dma_addr_t addr[4];
+	unsigned int nth = current->fail_nth;
+	int i, n;
+
+	current->fail_nth = 0;
+	for (n = 0; n < ARRAY_SIZE(addr); n++) {
+		addr[n] = dma_map_single(dev, b->buf[n], PAGE_SIZE,
+					 DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr[n]))
+			break;
+	}
+	current->fail_nth = nth;
+	for (i = 0; i < n; i++)
+		dma_unmap_phys_batch(&batch, dev, addr[i], PAGE_SIZE,
+				     DMA_TO_DEVICE, 0);
+	dma_unmap_batch_flush(&batch);
+	return n == ARRAY_SIZE(addr) ? 0 : -EIO;
+}
+#endif
+
+/*
+ * @must_fail: the operation allocates page tables, so some fault must make
+ * it fail (otherwise this loop tested nothing).
+ */
+static int fail_nth_loop(struct dfp_edu *e, struct fail_bufs *b,
+			 const char *what, bool must_fail,
+			 int (*op)(struct dfp_edu *e, struct fail_bufs *b))
+{
+	struct device *dev = &e->pdev->dev;
+	unsigned long before = mapped_pages(e), after;
+	unsigned int nth, left, failed = 0;
+	int ret;
+
+	for (nth = 1; nth <= FAIL_NTH_MAX; nth++) {
+		WRITE_ONCE(current->fail_nth, nth);
+		ret = op(e, b);
+		left = READ_ONCE(current->fail_nth);
+		WRITE_ONCE(current->fail_nth, 0);
+		after = mapped_pages(e);
+		if (after != before) {
+			dev_err(dev, "fail-nth %s: fault %u: %ld pages left mapped\n",
+				what, nth, (long)(after - before));
+			return -EIO;
+		}
+		if (left) {
+			/* fewer than nth fault points: the run without a fault */
+			if (ret) {
+				dev_err(dev, "fail-nth %s: %d without a fault\n",
+					what, ret);
+				return -EIO;
+			}
+			dev_info(dev, "fail-nth %s: %u fault points, %u failed cleanly\n",
+				 what, nth - 1, failed);
+			return must_fail && !failed ? -EIO : 0;
+		}
+		if (ret && ret != -ENOMEM) {
+			dev_err(dev, "fail-nth %s: fault %u: %d, expected -ENOMEM\n",
+				what, nth, ret);
+			return -EIO;
+		}
+		failed += ret != 0;
+	}
+	dev_err(dev, "fail-nth %s: still failing after %u faults\n", what, nth);
+	return -EIO;
+}
+
+static int case_fail_nth(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct fail_bufs *b;
+	unsigned int old_max;
+	int i, chunks, ret = 0;
+
+	if (!strict_domain(e) && !lazy_domain(e))
+		return -EOPNOTSUPP;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < FAIL_NENTS; i++) {
+		b->buf[i] = (u8 *)__get_free_pages(GFP_KERNEL,
+						   FAIL_ALLOC_ORDER);
+		if (!b->buf[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		b->vec[i].paddr = virt_to_phys(b->buf[i]);
+		b->vec[i].len = PAGE_SIZE << FAIL_ORDER;
+	}
+	if (!dev->dma_parms) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	/* 256K segments: more than the PCI default of 64K (DMA-API debug) */
+	old_max = dma_get_max_seg_size(dev);
+	dma_set_max_seg_size(dev, PAGE_SIZE << FAIL_ORDER);
+	chunks = free_chunks(e);
+	ret = fail_nth_loop(e, b, "dma_map_sgtable", true, fail_op_map_sg);
+#ifdef DFP_HAVE_BATCH
+	if (!ret)
+		ret = fail_nth_loop(e, b, "dma_iova_link_vec", true,
+				    fail_op_link_vec);
+	if (!ret)
+		ret = fail_nth_loop(e, b, "unmap batch", false,
+				    fail_op_unmap_batch);
+#endif
+	if (!ret && free_chunks(e) != chunks) {
+		dev_err(dev, "fail-nth: IOVA leaked: %d free 64K chunks before, %d after\n",
+			chunks, free_chunks(e));
+		ret = -EIO;
+	}
+	dma_set_max_seg_size(dev, old_max);
+out:
+	for (i = 0; i < FAIL_NENTS; i++)
+		if (b->buf[i])
+			free_pages((unsigned long)b->buf[i],
+				   FAIL_ALLOC_ORDER);
+	kfree(b);
+	return ret;
+}
+#else
+static int case_fail_nth(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static const struct {
 	const char *name;
 	int (*fn)(struct dfp_edu *e);
@@ -573,6 +886,8 @@ static const struct {
 	{ "exhaust", case_exhaust },
 	{ "exhaust_batch", case_exhaust_batch },
 	{ "sg_limits", case_sg_limits },
+	{ "bad_unmap", case_bad_unmap },
+	{ "fail_nth", case_fail_nth },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest half of `make stress` (and of make check's short stress step), for
-# the debug kernel (configs/debug.config). Until STRESS_SECONDS have passed,
-# rounds of:
+# the debug kernel (configs/debug.config). First dma_edu_test's fail_nth
+# case (every allocation of the DMA layer's map calls failed in turn), then,
+# until STRESS_SECONDS have passed, rounds of:
 #   1. fio verify=crc32c, two jobs of mixed 4K..1M I/O on the NVMe disk,
 #      while dma_map_benchmark maps and unmaps with two threads on edu
 #      (single, sg and IOVA-link mode in turn; no IOVA link in passthrough);
@@ -18,6 +19,20 @@ pct=${FAULT_PERCENT:-10}
 dev=/dev/nvme0n1
 dbg=/sys/kernel/debug
 [ -b $dev ] || { echo "no $dev"; exit 1; }
+
+# First, fault injection allocation by allocation (fail-nth) into
+# dma_map_sgtable(), dma_iova_link_vec() and an unmap batch on the edu
+# device (dma_edu_test's fail_nth case; a translating mode only).
+nth_fail=0
+case "$(cat /proc/cmdline)" in
+*dfp.mode=*-pt*|*dfp.mode=none*) echo "# stress: fail-nth: no IOVA in this mode" ;;
+*)
+	dma_edu_test -t fail_nth > /tmp/nth.out 2>&1 || nth_fail=1
+	grep -E '^(ok|not ok)' /tmp/nth.out
+	[ $nth_fail = 0 ] || cat /tmp/nth.out
+	dmesg | sed -n 's/.*\(fail-nth .*\)/# stress: \1/p'
+	;;
+esac
 bind_edu || exit 1
 nvme_bdf=$(basename "$(readlink -f /sys/block/nvme0n1/device/device)")
 
@@ -97,7 +112,7 @@ echo "# stress: $round rounds, $((verified_kb / 1024)) MiB written and verified,
 echo "# stress: injected faults: failslab $(fault_count failslab), fail_page_alloc $(fault_count fail_page_alloc)"
 echo "# stress: NVMe DMA-API entries before $before, after $after; DMA-API errors $errors; kmemleak $leaks"
 ok=1
-[ $fio_fail = 0 ] && [ $bench_fail = 0 ] || ok=0
+[ $fio_fail = 0 ] && [ $bench_fail = 0 ] && [ $nth_fail = 0 ] || ok=0
 if [ "$after" != "$before" ]; then
 	echo "# stress: NVMe streaming mappings before/after differ:"
 	dma_streaming | diff /tmp/dma.before - | head -20
