@@ -19,6 +19,9 @@ help:
 	@echo "make stress    debug kernel: fio verify + dma_map_benchmark + fault injection (STRESS_MINUTES=30)"
 	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
+	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
+	@echo "make cover     cover letter: A/B table from the latest bench report, Cc from get_maintainer"
+	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
 	@echo "make profile   perf + bpftrace profile of WORKLOAD= on KERNEL=$(KERNEL) in MODE=$(MODE)"
 
 deps:
@@ -65,7 +68,17 @@ profile:
 static:
 	scripts/indirect-calls --label base build/obj-base --label series build/obj-series
 
+analysis:
+	scripts/static-analysis
+
+# RESULTS=bench/results/<run> picks another report than the latest.
+cover:
+	scripts/cover
+
+versions:
+	scripts/versions
+
 bench-test:
 	/usr/bin/python3 -m unittest bench/test_compare.py
 
-.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static bench-test
+.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test
