@@ -258,6 +258,18 @@ TEST_F(edu, fail_nth)
 	ASSERT_EQ(0, run_case("fail_nth"));
 }
 
+/*
+ * Zero-length entries: dma_map_sg() gives them no IOVA and no DMA segment
+ * (0, 16K, 16K and 16K, 0, 16K both map 32K, the device reaches both
+ * buffers, dma_unmap_sg() leaves nothing mapped; only empty entries:
+ * -EINVAL); dma_iova_link() of 0 bytes and dma_iova_link_vec() with an
+ * empty range are -EINVAL with nothing linked.
+ */
+TEST_F(edu, zero_len)
+{
+	ASSERT_EQ(0, run_case("zero_len"));
+}
+
 /* An unknown case name is refused. */
 TEST_F(edu, unknown_case)
 {

@@ -562,6 +562,21 @@ free:
 	return ret;
 }
 
+/* Pages under the device's mask that translate: only live mappings. */
+static unsigned long mapped_pages(struct dfp_edu *e)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&e->pdev->dev);
+	unsigned long n = 0;
+	dma_addr_t a;
+
+	for (a = 0; a < BIT_ULL(EDU_DMA_BITS); a += PAGE_SIZE) {
+		n += iommu_iova_to_phys(dom, a) != 0;
+		if (!(a & (SZ_16M - 1)))
+			cond_resched();
+	}
+	return n;
+}
+
 /*
  * Bad unmaps, both driver bugs: an address that was never mapped, and a
  * mapping unmapped twice. The kernel reports each (iommu-dma warns, DMA-API
@@ -652,21 +667,6 @@ out:
 #define FAIL_ALLOC_ORDER (FAIL_ORDER + 1)
 #define FAIL_LEN	(FAIL_NENTS * (PAGE_SIZE << FAIL_ORDER))
 #define FAIL_CHUNK	SZ_64K
-
-/* Pages under the device's mask that translate: only live mappings. */
-static unsigned long mapped_pages(struct dfp_edu *e)
-{
-	struct iommu_domain *dom = iommu_get_domain_for_dev(&e->pdev->dev);
-	unsigned long n = 0;
-	dma_addr_t a;
-
-	for (a = 0; a < BIT_ULL(EDU_DMA_BITS); a += PAGE_SIZE) {
-		n += iommu_iova_to_phys(dom, a) != 0;
-		if (!(a & (SZ_16M - 1)))
-			cond_resched();
-	}
-	return n;
-}
 
 /* 64K mappings that fit under the mask now (the IOVA allocator's view). */
 static int free_chunks(struct dfp_edu *e)
@@ -874,6 +874,159 @@ static int case_fail_nth(struct dfp_edu *e)
 }
 #endif
 
+/*
+ * Zero-length entries take no IOVA and make no DMA segment (patch 21; the
+ * base leaked a list that starts with one, and failed one with an empty
+ * entry in the middle). dma_map_sg() of @lens (16K entries: a, b, a...):
+ * the DMA segments add up to the list with none empty, edu's writes through
+ * them reach every buffer, and after dma_unmap_sg() nothing stays mapped.
+ * A list of empty entries only is -EINVAL. dma_iova_link() of 0 bytes is
+ * -EINVAL, and so is dma_iova_link_vec() with an empty range among others
+ * (the same as linking them one by one), leaving nothing linked.
+ */
+static int zero_sg_one(struct dfp_edu *e, u8 *a, u8 *b, const char *what,
+		       const unsigned int *lens)
+{
+	struct device *dev = &e->pdev->dev;
+	unsigned long before = mapped_pages(e);
+	struct scatterlist sgl[3], *sg;
+	size_t total = 0, want = 0;
+	int i, n, ret = 0;
+
+	sg_init_table(sgl, 3);
+	for (i = 0; i < 3; i++) {
+		sg_set_buf(&sgl[i], lens[i] ? (want ? b : a) : b, lens[i]);
+		want += lens[i];
+	}
+	memset(a, PAT_CPU, SZ_16K);
+	memset(b, PAT_CPU, SZ_16K);
+	n = dma_map_sg(dev, sgl, 3, DMA_FROM_DEVICE);
+	if (!n) {
+		dev_err(dev, "zero: %s: dma_map_sg() failed\n", what);
+		return -EIO;
+	}
+	for_each_sg(sgl, sg, n, i) {
+		if (!sg_dma_len(sg)) {
+			dev_err(dev, "zero: %s: DMA segment %d is empty\n", what, i);
+			ret = -EIO;
+		}
+		total += sg_dma_len(sg);
+	}
+	if (total != want) {
+		dev_err(dev, "zero: %s: %zu bytes in the segments, expected %zu\n",
+			what, total, want);
+		ret = -EIO;
+	}
+	/* One IOVA range: buffer a at 0, buffer b at 16K */
+	if (!ret)
+		ret = edu_dma(e, sg_dma_address(sgl), true);
+	if (!ret)
+		ret = edu_dma(e, sg_dma_address(sgl) + SZ_16K, true);
+	dma_unmap_sg(dev, sgl, 3, DMA_FROM_DEVICE);
+	if (!ret && (changed(a) != EDU_XFER || changed(b) != EDU_XFER)) {
+		dev_err(dev, "zero: %s: writes landed %zu and %zu bytes, expected %d\n",
+			what, changed(a), changed(b), EDU_XFER);
+		ret = -EIO;
+	}
+	if (mapped_pages(e) != before) {
+		dev_err(dev, "zero: %s: %ld pages left mapped after dma_unmap_sg()\n",
+			what, (long)(mapped_pages(e) - before));
+		ret = -EIO;
+	}
+	return ret;
+}
+
+static int zero_sg(struct dfp_edu *e, u8 *a, u8 *b)
+{
+	static const unsigned int first[] = { 0, SZ_16K, SZ_16K };
+	static const unsigned int middle[] = { SZ_16K, 0, SZ_16K };
+	struct scatterlist sgl[2];
+	struct sg_table sgt = { .sgl = sgl, .orig_nents = 2 };
+	int ret;
+
+	ret = zero_sg_one(e, a, b, "empty first entry", first);
+	if (!ret)
+		ret = zero_sg_one(e, a, b, "empty middle entry", middle);
+	if (ret)
+		return ret;
+	sg_init_table(sgl, 2);
+	sg_set_buf(&sgl[0], a, 0);
+	sg_set_buf(&sgl[1], b, 0);
+	ret = dma_map_sgtable(&e->pdev->dev, &sgt, DMA_TO_DEVICE, 0);
+	if (ret != -EINVAL) {
+		dev_err(&e->pdev->dev, "zero: only empty entries: %d, expected -EINVAL\n",
+			ret);
+		if (!ret)
+			dma_unmap_sgtable(&e->pdev->dev, &sgt, DMA_TO_DEVICE, 0);
+		return -EIO;
+	}
+	return 0;
+}
+
+#ifdef DFP_HAVE_BATCH
+static int zero_link(struct dfp_edu *e, u8 *a, u8 *b)
+{
+	struct device *dev = &e->pdev->dev;
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+	struct phys_vec vec[3] = {
+		{ virt_to_phys(a), SZ_16K }, { virt_to_phys(b), 0 },
+		{ virt_to_phys(b), SZ_16K },
+	};
+	struct dma_iova_state state = { };
+	size_t off;
+	int ret, r1;
+
+	if (!dma_iova_try_alloc(dev, &state, 0, 2 * SZ_16K))
+		return -ENOMEM;
+	r1 = dma_iova_link(dev, &state, virt_to_phys(a), 0, 0,
+			   DMA_FROM_DEVICE, 0);
+	ret = dma_iova_link_vec(dev, &state, vec, ARRAY_SIZE(vec), 0,
+				DMA_FROM_DEVICE, 0);
+	for (off = 0; off < 2 * SZ_16K; off += PAGE_SIZE) {
+		if (iommu_iova_to_phys(dom, state.addr + off)) {
+			dev_err(dev, "zero: +%#zx linked after a failed link\n",
+				off);
+			r1 = -EIO;
+		}
+	}
+	dma_iova_free(dev, &state);
+	if (r1 != -EINVAL || ret != -EINVAL) {
+		dev_err(dev, "zero: dma_iova_link() of 0 bytes %d, link_vec with an empty range %d; expected -EINVAL\n",
+			r1, ret);
+		return -EIO;
+	}
+	return 0;
+}
+#endif
+
+static int case_zero_len(struct dfp_edu *e)
+{
+	u8 *a, *b;
+	int ret;
+
+	if (!strict_domain(e) && !lazy_domain(e))
+		return -EOPNOTSUPP;
+	a = (u8 *)__get_free_pages(GFP_KERNEL, 2);
+	b = (u8 *)__get_free_pages(GFP_KERNEL, 2);
+	if (!a || !b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(a, PAT_CPU, SZ_16K);
+	memset(b, PAT_CPU, SZ_16K);
+	ret = zero_sg(e, a, b);
+#ifdef DFP_HAVE_BATCH
+	if (!ret)
+		ret = zero_link(e, a, b);
+#endif
+out:
+	if (a)
+		free_pages((unsigned long)a, 2);
+	if (b)
+		free_pages((unsigned long)b, 2);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct dfp_edu *e);
@@ -888,6 +1041,7 @@ static const struct {
 	{ "sg_limits", case_sg_limits },
 	{ "bad_unmap", case_bad_unmap },
 	{ "fail_nth", case_fail_nth },
+	{ "zero_len", case_zero_len },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
