@@ -880,9 +880,10 @@ static int case_fail_nth(struct dfp_edu *e)
  * entry in the middle). dma_map_sg() of @lens (16K entries: a, b, a...):
  * the DMA segments add up to the list with none empty, edu's writes through
  * them reach every buffer, and after dma_unmap_sg() nothing stays mapped.
- * A list of empty entries only is -EINVAL. dma_iova_link() of 0 bytes is
- * -EINVAL, and so is dma_iova_link_vec() with an empty range among others
- * (the same as linking them one by one), leaving nothing linked.
+ * A list of empty entries only is -EINVAL. dma_iova_link_vec() with an
+ * empty range among others is -EINVAL, leaving nothing linked (what
+ * dma_iova_link() of 0 bytes does depends on the IOMMU driver in 7.3: -EIO
+ * with VT-d, 0 with virtio-iommu; it is logged, not checked).
  */
 static int zero_sg_one(struct dfp_edu *e, u8 *a, u8 *b, const char *what,
 		       const unsigned int *lens)
@@ -986,13 +987,15 @@ static int zero_link(struct dfp_edu *e, u8 *a, u8 *b)
 		if (iommu_iova_to_phys(dom, state.addr + off)) {
 			dev_err(dev, "zero: +%#zx linked after a failed link\n",
 				off);
-			r1 = -EIO;
+			ret = -EIO;
 		}
 	}
 	dma_iova_free(dev, &state);
-	if (r1 != -EINVAL || ret != -EINVAL) {
-		dev_err(dev, "zero: dma_iova_link() of 0 bytes %d, link_vec with an empty range %d; expected -EINVAL\n",
-			r1, ret);
+	/* 7.3's dma_iova_link() of 0 bytes: -EIO with VT-d, 0 with virtio */
+	dev_info(dev, "zero: dma_iova_link() of 0 bytes: %d\n", r1);
+	if (ret != -EINVAL) {
+		dev_err(dev, "zero: link_vec with an empty range %d, expected -EINVAL\n",
+			ret);
 		return -EIO;
 	}
 	return 0;
