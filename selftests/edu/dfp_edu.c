@@ -256,6 +256,23 @@ static int case_lazy_window(struct dfp_edu *e)
 #define EXHAUST_CHUNK	SZ_2M
 #define EXHAUST_MAX	(2 * (1 << EDU_DMA_BITS) / EXHAUST_CHUNK)
 
+/*
+ * Map @buf (@size bytes, to the device) again and again until a map fails or
+ * @max maps are made; returns how many were made, their addresses in @addr.
+ */
+static int map_until_full(struct device *dev, void *buf, size_t size,
+			  dma_addr_t *addr, int max)
+{
+	int n;
+
+	for (n = 0; n < max; n++) {
+		addr[n] = dma_map_single(dev, buf, size, DMA_TO_DEVICE);
+		if (dma_mapping_error(dev, addr[n]))
+			break;
+	}
+	return n;
+}
+
 static int exhaust(struct dfp_edu *e, bool batched)
 {
 	struct device *dev = &e->pdev->dev;
@@ -269,12 +286,7 @@ static int exhaust(struct dfp_edu *e, bool batched)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (n = 0; n < EXHAUST_MAX; n++) {
-		addr[n] = dma_map_single(dev, buf, EXHAUST_CHUNK,
-					 DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, addr[n]))
-			break;
-	}
+	n = map_until_full(dev, buf, EXHAUST_CHUNK, addr, EXHAUST_MAX);
 	dev_info(dev, "exhaust: %d maps of 2 MiB before the first failure\n",
 		 n);
 	if (n == EXHAUST_MAX || n < (1 << EDU_DMA_BITS) / EXHAUST_CHUNK / 2) {
@@ -616,11 +628,7 @@ static int case_bad_unmap(struct dfp_edu *e)
 	dma_unmap_single(dev, a, PAGE_SIZE, DMA_TO_DEVICE);
 	if (lazy_domain(e))
 		msleep(100);	/* the flush queue hands its IOVAs back */
-	for (n = 0; n < BAD_MAPS; n++) {
-		addr[n] = dma_map_single(dev, e->src, PAGE_SIZE, DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, addr[n]))
-			break;
-	}
+	n = map_until_full(dev, e->src, PAGE_SIZE, addr, BAD_MAPS);
 	migrate_enable();
 	if (n < BAD_MAPS) {
 		dev_err(dev, "bad unmap: map %d of %d failed\n", n, BAD_MAPS);
@@ -684,11 +692,7 @@ static int free_chunks(struct dfp_edu *e)
 		n = -ENOMEM;
 		goto out;
 	}
-	for (n = 0; n < max; n++) {
-		addr[n] = dma_map_single(dev, buf, FAIL_CHUNK, DMA_TO_DEVICE);
-		if (dma_mapping_error(dev, addr[n]))
-			break;
-	}
+	n = map_until_full(dev, buf, FAIL_CHUNK, addr, max);
 	for (i = 0; i < n; i++)
 		dma_unmap_single(dev, addr[i], FAIL_CHUNK, DMA_TO_DEVICE);
 out:
