@@ -270,6 +270,33 @@ TEST_F(edu, zero_len)
 	ASSERT_EQ(0, run_case("zero_len"));
 }
 
+/*
+ * PCI P2P memory (NVMe's controller memory buffer) mixed with memory in one
+ * dma_map_sg() (see the module): with both devices behind one PCIe switch,
+ * CMB entries become bus-address segments, not IOVAs; where P2P would cross
+ * q35's host bridge, which is not on the P2PDMA allow-list, the map fails
+ * with -EREMOTEIO. DFP_P2P=bus or DFP_P2P=unsupported (with scripts/vm
+ * VM_P2P=1 or VM_P2P=split) requires that case; otherwise the test
+ * takes what the topology gives and skips without a p2pmem provider.
+ */
+TEST_F(edu, p2p)
+{
+	const char *need = getenv("DFP_P2P");
+	int ret;
+
+	if (need && *need) {
+		ASSERT_TRUE(!strcmp(need, "bus") || !strcmp(need, "unsupported"))
+			TH_LOG("DFP_P2P=%s: bus or unsupported", need);
+		ASSERT_EQ(0, run_case(!strcmp(need, "bus") ? "p2p_bus" :
+				      "p2p_unsupported"));
+		return;
+	}
+	ret = run_case("p2p");
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "no p2pmem provider (kernel without PCI_P2PDMA?)");
+	ASSERT_EQ(0, ret);
+}
+
 /* An unknown case name is refused. */
 TEST_F(edu, unknown_case)
 {

@@ -21,6 +21,7 @@
 #include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
 #include <linux/sched.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -1034,6 +1035,299 @@ out:
 	return ret;
 }
 
+/*
+ * PCI peer-to-peer memory mixed with ordinary memory in one scatterlist. The
+ * provider is the first device with p2pmem (NVMe's controller memory buffer,
+ * in a kernel with PCI_P2PDMA: the debug kernel). Entries are 16K memory
+ * buffers and 4K pieces of the CMB in the order of @layout ('m' memory, 'p'
+ * CMB). What dma_map_sg() must do depends on how P2P reaches edu:
+ *
+ * - bus address (both behind one PCIe switch without ACS redirection:
+ *   scripts/vm VM_P2P=1): each CMB entry is a DMA segment of its own,
+ *   marked as a bus address, holding the CMB's bus address, and is not
+ *   mapped in the IOMMU; each memory entry is a segment of its own (a bus
+ *   address between two ends the first) and exactly its pages are mapped;
+ *   edu's writes through them land; dma_unmap_sg() unmaps exactly them and
+ *   clears the marks;
+ * - through the host bridge (an allow-listed bridge or an AMD Zen CPU):
+ *   every entry is mapped in the IOMMU like memory, edu's writes reach the
+ *   CMB too;
+ * - not supported (the default topology: q35's host bridge is not on the
+ *   allow-list): -EREMOTEIO, nothing mapped, the list as it was.
+ *
+ * In every case the CMB is written only through a mapping of it, and nothing
+ * stays mapped after the unmap.
+ */
+#define P2P_MEM		SZ_16K
+#define P2P_PIECE	SZ_4K
+#define P2P_MAX		4
+
+struct p2p {
+	struct pci_dev *provider;
+	enum pci_p2pdma_map_type type;
+	u8 *cmb;		/* P2P_MAX pieces */
+	u8 *mem[P2P_MAX];	/* P2P_MEM each */
+};
+
+/* The bus-address and host-bridge cases: check the mapped list @sgl */
+static int p2p_check_mapped(struct dfp_edu *e, struct p2p *p,
+			    const char *layout, struct scatterlist *sgl, int n,
+			    u8 **va, const unsigned int *len)
+{
+	struct device *dev = &e->pdev->dev;
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+	bool bus = p->type == PCI_P2PDMA_MAP_BUS_ADDR;
+	int nents = strlen(layout), i, ret = 0;
+	dma_addr_t iova[P2P_MAX], next = 0;
+	struct scatterlist *sg;
+	size_t total = 0;
+
+	/* Where each entry is: its segment, or its place in the one IOVA range */
+	for_each_sg(sgl, sg, n, i) {
+		if (bus) {
+			iova[i] = sg_dma_address(sg);
+		} else if (sg_dma_is_bus_address(sg)) {
+			dev_err(dev, "p2p: %s: segment %d is a bus address\n",
+				layout, i);
+			ret = -EIO;
+		}
+		total += sg_dma_len(sg);
+	}
+	if (bus && n != nents) {
+		dev_err(dev, "p2p: %s: %d DMA segments, expected %d\n", layout,
+			n, nents);
+		return -EIO;
+	}
+	for (i = 0; !bus && i < nents; i++) {
+		iova[i] = sg_dma_address(sgl) + next;
+		next += len[i];
+	}
+	if (!bus && total != next) {
+		dev_err(dev, "p2p: %s: %zu bytes in the segments, expected %llu\n",
+			layout, total, (u64)next);
+		ret = -EIO;
+	}
+	for_each_sg(sgl, sg, nents, i) {
+		phys_addr_t phys = iommu_iova_to_phys(dom, iova[i]);
+		bool cmb = layout[i] == 'p';
+
+		if (bus && cmb) {
+			pci_bus_addr_t ba = pci_p2pmem_virt_to_bus(p->provider,
+								   va[i]);
+
+			if (!sg_dma_is_bus_address(sg) || iova[i] != ba ||
+			    sg_dma_len(sg) != len[i] || phys) {
+				dev_err(dev, "p2p: %s: segment %d: %pad+%#x%s%s, expected bus address %#llx+%#x\n",
+					layout, i, &iova[i], sg_dma_len(sg),
+					sg_dma_is_bus_address(sg) ? " (bus)" : "",
+					phys ? " mapped in the IOMMU" : "",
+					(u64)ba, len[i]);
+				ret = -EIO;
+			}
+			continue;
+		}
+		if ((bus && (sg_dma_is_bus_address(sg) ||
+			     sg_dma_len(sg) != len[i])) ||
+		    iova[i] + len[i] > BIT_ULL(EDU_DMA_BITS) ||
+		    phys != virt_to_phys(va[i])) {
+			dev_err(dev, "p2p: %s: entry %d at %pad does not map its %s\n",
+				layout, i, &iova[i], cmb ? "CMB piece" : "buffer");
+			ret = -EIO;
+		}
+	}
+	/* The device writes every entry it may reach */
+	for (i = 0; !ret && i < nents; i++)
+		if (!(bus && layout[i] == 'p'))
+			ret = edu_dma(e, iova[i], true);
+	return ret;
+}
+
+static int p2p_one(struct dfp_edu *e, struct p2p *p, const char *layout)
+{
+	struct device *dev = &e->pdev->dev;
+	bool bus = p->type == PCI_P2PDMA_MAP_BUS_ADDR;
+	unsigned long before = mapped_pages(e), want_pages = 0;
+	int nents = strlen(layout), i, n, ret = 0;
+	struct scatterlist sgl[P2P_MAX], *sg;
+	unsigned int len[P2P_MAX];
+	u8 *va[P2P_MAX];
+	int nm = 0, np = 0;
+
+	sg_init_table(sgl, nents);
+	for (i = 0; i < nents; i++) {
+		bool cmb = layout[i] == 'p';
+
+		va[i] = cmb ? p->cmb + np++ * P2P_PIECE : p->mem[nm++];
+		len[i] = cmb ? P2P_PIECE : P2P_MEM;
+		memset(va[i], PAT_CPU, len[i]);
+		if (!(bus && cmb))
+			want_pages += len[i] / PAGE_SIZE;
+		sg_set_page(&sgl[i], virt_to_page(va[i]), len[i],
+			    offset_in_page(va[i]));
+	}
+
+	n = dma_map_sg(dev, sgl, nents, DMA_FROM_DEVICE);
+	if (p->type == PCI_P2PDMA_MAP_NOT_SUPPORTED) {
+		if (n) {
+			dev_err(dev, "p2p: %s: mapped %d segments, P2P is not supported here\n",
+				layout, n);
+			dma_unmap_sg(dev, sgl, nents, DMA_FROM_DEVICE);
+			ret = -EIO;
+		}
+		for_each_sg(sgl, sg, nents, i) {
+			if (!ret && (sg_dma_is_bus_address(sg) ||
+				     sg->length != len[i] || sg_virt(sg) != va[i])) {
+				dev_err(dev, "p2p: %s: entry %d not restored after the failed map\n",
+					layout, i);
+				ret = -EIO;
+			}
+		}
+	} else if (!n) {
+		dev_err(dev, "p2p: %s: dma_map_sg() failed\n", layout);
+		ret = -EIO;
+	} else {
+		ret = p2p_check_mapped(e, p, layout, sgl, n, va, len);
+		if (!ret && mapped_pages(e) != before + want_pages) {
+			dev_err(dev, "p2p: %s: %lu pages mapped, expected %lu\n",
+				layout, mapped_pages(e) - before, want_pages);
+			ret = -EIO;
+		}
+		dma_unmap_sg(dev, sgl, nents, DMA_FROM_DEVICE);
+	}
+	for_each_sg(sgl, sg, nents, i) {
+		bool reached = !(bus && layout[i] == 'p') && n;
+
+		if (sg_dma_is_bus_address(sg)) {
+			dev_err(dev, "p2p: %s: entry %d still marked as a bus address\n",
+				layout, i);
+			ret = -EIO;
+		}
+		/* A CMB piece without a mapping must not change */
+		if (!ret && changed(va[i]) != (reached ? EDU_XFER : 0)) {
+			dev_err(dev, "p2p: %s: entry %d: %zu bytes written, expected %d\n",
+				layout, i, changed(va[i]), reached ? EDU_XFER : 0);
+			ret = -EIO;
+		}
+	}
+	if (mapped_pages(e) != before) {
+		dev_err(dev, "p2p: %s: %ld pages left mapped\n", layout,
+			(long)(mapped_pages(e) - before));
+		ret = -EIO;
+	}
+	return ret;
+}
+
+/* ACS on @pdev sends P2P requests up to the root (pci_bridge_has_acs_redir) */
+static bool p2p_acs_redirects(struct pci_dev *pdev)
+{
+	u16 ctrl;
+
+	if (!pdev->acs_cap)
+		return false;
+	pci_read_config_word(pdev, pdev->acs_cap + PCI_ACS_CTRL, &ctrl);
+	return ctrl & (PCI_ACS_RR | PCI_ACS_CR | PCI_ACS_EC);
+}
+
+/*
+ * The map type the DMA layer will use between @provider and @client
+ * (pci_p2pdma_map_type() is not exported): not supported when
+ * pci_p2pdma_distance() refuses, else a bus address when the two share an
+ * upstream bridge and no port on the way redirects, else through the host
+ * bridge. The same walk as the PCI core's calc_map_type_and_dist().
+ */
+static enum pci_p2pdma_map_type p2p_map_type(struct pci_dev *provider,
+					     struct pci_dev *client)
+{
+	struct pci_dev *a, *b;
+
+	if (pci_p2pdma_distance(provider, &client->dev, true) < 0)
+		return PCI_P2PDMA_MAP_NOT_SUPPORTED;
+	for (a = provider; a; a = pci_upstream_bridge(a))
+		for (b = client; b; b = pci_upstream_bridge(b))
+			if (a == b)
+				goto common;
+	return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
+common:
+	for (b = provider; b != a; b = pci_upstream_bridge(b))
+		if (p2p_acs_redirects(b))
+			return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
+	for (b = client; b != a; b = pci_upstream_bridge(b))
+		if (p2p_acs_redirects(b))
+			return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
+	return p2p_acs_redirects(a) ? PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
+				      PCI_P2PDMA_MAP_BUS_ADDR;
+}
+
+static const char *const p2p_type_name[] = {
+	[PCI_P2PDMA_MAP_UNKNOWN] = "unknown",
+	[PCI_P2PDMA_MAP_NONE] = "none",
+	[PCI_P2PDMA_MAP_NOT_SUPPORTED] = "not supported",
+	[PCI_P2PDMA_MAP_BUS_ADDR] = "bus address",
+	[PCI_P2PDMA_MAP_THRU_HOST_BRIDGE] = "through the host bridge",
+};
+
+/* @need: the map type the topology must give, or UNKNOWN for any */
+static int p2p_run(struct dfp_edu *e, enum pci_p2pdma_map_type need)
+{
+	static const char *const layouts[] = { "mpmp", "pmpm", "pp", "mppm" };
+	struct device *dev = &e->pdev->dev;
+	struct p2p p = { };
+	int i, ret = 0;
+
+	if (!strict_domain(e) && !lazy_domain(e))
+		return -EOPNOTSUPP;
+	/* The first device with p2pmem to allocate from (NVMe's CMB) */
+	while ((p.provider = pci_get_device(PCI_ANY_ID, PCI_ANY_ID, p.provider))) {
+		p.cmb = pci_alloc_p2pmem(p.provider, P2P_MAX * P2P_PIECE);
+		if (p.cmb)
+			break;
+	}
+	if (!p.provider) {
+		dev_info(dev, "p2p: no device has p2pmem\n");
+		return need != PCI_P2PDMA_MAP_UNKNOWN ? -EIO : -EOPNOTSUPP;
+	}
+	p.type = p2p_map_type(p.provider, e->pdev);
+	dev_info(dev, "p2p: provider %s: %s\n", pci_name(p.provider),
+		 p.type < ARRAY_SIZE(p2p_type_name) ? p2p_type_name[p.type] : "?");
+	if (p.type == PCI_P2PDMA_MAP_UNKNOWN || p.type == PCI_P2PDMA_MAP_NONE ||
+	    (need != PCI_P2PDMA_MAP_UNKNOWN && p.type != need)) {
+		ret = -EIO;
+		goto free_cmb;
+	}
+	for (i = 0; i < P2P_MAX; i++) {
+		p.mem[i] = (u8 *)__get_free_pages(GFP_KERNEL, get_order(P2P_MEM));
+		if (!p.mem[i])
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < ARRAY_SIZE(layouts); i++)
+		ret = p2p_one(e, &p, layouts[i]);
+	for (i = 0; i < P2P_MAX; i++)
+		if (p.mem[i])
+			free_pages((unsigned long)p.mem[i], get_order(P2P_MEM));
+free_cmb:
+	pci_free_p2pmem(p.provider, p.cmb, P2P_MAX * P2P_PIECE);
+	pci_dev_put(p.provider);
+	return ret;
+}
+
+/* Whatever P2P the topology allows (see above) */
+static int case_p2p(struct dfp_edu *e)
+{
+	return p2p_run(e, PCI_P2PDMA_MAP_UNKNOWN);
+}
+
+/* Bus-address P2P must be what the topology gives (VM_P2P=1) */
+static int case_p2p_bus(struct dfp_edu *e)
+{
+	return p2p_run(e, PCI_P2PDMA_MAP_BUS_ADDR);
+}
+
+/* P2P must be impossible (VM_P2P=split: edu on another root port) */
+static int case_p2p_unsupported(struct dfp_edu *e)
+{
+	return p2p_run(e, PCI_P2PDMA_MAP_NOT_SUPPORTED);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct dfp_edu *e);
@@ -1049,6 +1343,9 @@ static const struct {
 	{ "bad_unmap", case_bad_unmap },
 	{ "fail_nth", case_fail_nth },
 	{ "zero_len", case_zero_len },
+	{ "p2p", case_p2p },
+	{ "p2p_bus", case_p2p_bus },
+	{ "p2p_unsupported", case_p2p_unsupported },
 };
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
