@@ -1228,6 +1228,15 @@ static bool p2p_acs_redirects(struct pci_dev *pdev)
 	return ctrl & (PCI_ACS_RR | PCI_ACS_CR | PCI_ACS_EC);
 }
 
+/* A port from @pdev up to, not including, @top redirects P2P */
+static bool p2p_path_redirects(struct pci_dev *pdev, struct pci_dev *top)
+{
+	for (; pdev != top; pdev = pci_upstream_bridge(pdev))
+		if (p2p_acs_redirects(pdev))
+			return true;
+	return false;
+}
+
 /*
  * The map type the DMA layer will use between @provider and @client
  * (pci_p2pdma_map_type() is not exported): not supported when
@@ -1248,14 +1257,10 @@ static enum pci_p2pdma_map_type p2p_map_type(struct pci_dev *provider,
 				goto common;
 	return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
 common:
-	for (b = provider; b != a; b = pci_upstream_bridge(b))
-		if (p2p_acs_redirects(b))
-			return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
-	for (b = client; b != a; b = pci_upstream_bridge(b))
-		if (p2p_acs_redirects(b))
-			return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
-	return p2p_acs_redirects(a) ? PCI_P2PDMA_MAP_THRU_HOST_BRIDGE :
-				      PCI_P2PDMA_MAP_BUS_ADDR;
+	if (p2p_path_redirects(provider, a) || p2p_path_redirects(client, a) ||
+	    p2p_acs_redirects(a))
+		return PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
+	return PCI_P2PDMA_MAP_BUS_ADDR;
 }
 
 static const char *const p2p_type_name[] = {
