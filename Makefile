@@ -19,6 +19,7 @@ help:
 	@echo "make stress    debug kernel: fio verify + dma_map_benchmark + fault injection (STRESS_MINUTES=30)"
 	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
+	@echo "make icount    instructions per DMA map/unmap under QEMU -icount (KERNELS='bench-base series')"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
 	@echo "make cover     cover letter: A/B table from the latest bench report, Cc from get_maintainer"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
@@ -63,6 +64,12 @@ bench:
 # One workload under perf record and bpftrace in the guest (bench/trace/).
 profile:
 	bench/trace/profile "$(WORKLOAD)" $(KERNEL) $(MODE)
+
+# Counts, not timings: dma_map_benchmark under QEMU -icount (bench/icount;
+# KERNELS may name patch:N, the series up to patch N).
+KERNELS ?= bench-base series
+icount:
+	bench/icount $(KERNELS)
 
 # Needs the two vmlinux: make kernel.
 static:

@@ -46,7 +46,7 @@ FIELDS = ("family", "workload", "mode", "kernel", "round", "metric", "value",
 RATIO_FAMILIES = ("fio", "xdp")
 PT_MODE = "intel-pt"
 # Preferred family order in the report; others follow in order of appearance.
-FAMILY_ORDER = ("kunit", "dma_map_benchmark", "fio", "xdp", "static")
+FAMILY_ORDER = ("kunit", "dma_map_benchmark", "icount", "fio", "xdp", "static")
 MIN_N = 3  # fewer values than this on a side: no significance test
 
 

@@ -10,7 +10,13 @@ report.md, summary.json and plots.
 
 Environment: ROUNDS (default 5 measured rounds), QUICK=1 (a smoke run of
 every workload: 1 measured round, short durations), FAMILIES (subset of
-"static kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES (subset of the guest modes).
+"static icount kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES (subset of the guest modes).
+
+Family icount counts instead of timing: dma_map_benchmark under QEMU -icount
+(bench/icount), where the guest clock advances one ns per instruction, so
+the per-call figures are instructions executed, the same in every boot for
+a single-page map or unmap. One boot per kernel and mode (intel-strict,
+intel-lazy), recorded as round 1.
 """
 import datetime
 import json
@@ -24,7 +30,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
 ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
-FAMILIES = os.environ.get('FAMILIES', 'static kunit kunit-retpoline dma_map_benchmark fio xdp').split()
+FAMILIES = os.environ.get('FAMILIES', 'static icount kunit kunit-retpoline dma_map_benchmark fio xdp').split()
 KERNELS = {'base': 'bench-base', 'series': 'series'}
 
 # Guest points. dma_map_benchmark modes: 0 single, 1 sg, 2 IOVA link.
@@ -33,6 +39,9 @@ DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
                for g in gs]
 DMAB_SG_POINTS = [p for p in DMAB_POINTS if p.startswith('1:')]
 DMAB_NAMES = {'0': 'single', '1': 'sg', '2': 'iova-link'}
+# Family icount: the points, and the modes it runs in (when in MODES).
+ICOUNT_POINTS = '0:1:1 0:16:1 1:16:1 1:256:1 2:16:1 2:512:1'
+ICOUNT_MODES = ('intel-strict', 'intel-lazy')
 XDP_ACTIONS = 'drop tx redirect'
 # The fio jobs: the sections of bench/fio/fastpath.fio.
 with open(os.path.join(TOP, 'bench', 'fio', 'fastpath.fio')) as _f:
@@ -176,6 +185,34 @@ def parse_dmabench(res, text, mode, kernel, rnd):
             res.add('dma_map_benchmark', wl, mode, kernel, rnd, key + '_ns', v, 'ns', 'lower')
 
 
+def run_icount(res, mode, kernel, raw):
+    """dma_map_benchmark under QEMU -icount shift=0: instructions per call.
+
+    The p50 of the map and unmap of each point, as round 1 (one boot: a
+    single-page map or unmap executes the same instructions in every boot;
+    the scatterlist points depend on how contiguous the pages the benchmark
+    got are, see bench/icount)."""
+    rundir = os.path.join(raw, f'icount-{mode}-{kernel}')
+    shutil.rmtree(rundir, ignore_errors=True)
+    cmd = ['scripts/vm', '-k', KERNELS[kernel], '-t', '900', '-a', 'dma_debug=off', mode, '--',
+           'env', 'SECONDS_PER_POINT=1', '/usr/share/dfp/bench/dmabench.sh'] + ICOUNT_POINTS.split()
+    r = sh(cmd, env=dict(VM_RUN_DIR=rundir, VM_ICOUNT='0', VM_TCG_THREAD='single'),
+           check=False, capture=True)
+    with open(os.path.join(rundir, 'host.log'), 'w') as f:
+        f.write(r.stdout)
+    n = 0
+    for m in re.finditer(r'^point=(\d+):(\d+):(\d+) ns: (.*)$', r.stdout, re.M):
+        mm, g, t, rest = m.groups()
+        kv = dict(re.findall(r'(\w+)=(\d+)', rest))
+        wl = f'{DMAB_NAMES[mm]}-{g}p-{t}t'
+        for key in ('map_p50', 'unmap_p50'):
+            res.add('icount', wl, mode, kernel, 1, key + '_insns',
+                    int(kv[key]) if key in kv else None, 'insns', 'lower')
+        n += 1
+    if r.returncode or n != len(ICOUNT_POINTS.split()):
+        res.failures.append(f'icount {mode} {kernel}: rc {r.returncode}, {n} points ({rundir})')
+
+
 def parse_fio(res, path, mode, kernel, rnd):
     with open(path) as f:
         data = json.load(f)
@@ -274,7 +311,7 @@ def main():
 
     log('applying the series (make tree)')
     sh(['scripts/tree'])
-    guest = any(f in FAMILIES for f in ('static', 'dma_map_benchmark', 'fio', 'xdp'))
+    guest = any(f in FAMILIES for f in ('static', 'icount', 'dma_map_benchmark', 'fio', 'xdp'))
     if guest:
         for k, ref in KERNELS.items():
             log(f'building the {k} kernel ({ref})')
@@ -307,6 +344,12 @@ def main():
     if 'static' in FAMILIES:
         log('static: indirect calls on the DMA fast path (objdump of both vmlinux)')
         run_static(res, raw)
+
+    if 'icount' in FAMILIES:
+        for mode in (m for m in ICOUNT_MODES if m in modes):
+            for k in KERNELS:
+                log(f'icount: {mode} {k}: instructions per dma_map_benchmark call')
+                run_icount(res, mode, k, raw)
 
     for rnd in range(ROUNDS + 1):
         order = ['base', 'series'] if rnd % 2 == 0 else ['series', 'base']
