@@ -8,6 +8,23 @@ secs=${XDP_SECONDS:-5}
 xdp=$(ifname_by_mac $NIC_XDP_MAC) && gen=$(ifname_by_mac $NIC_GEN_MAC) &&
 	red=$(ifname_by_mac $NIC_REDIR_MAC) || { echo "NICs missing" >&2; exit 1; }
 for i in $xdp $gen $red; do ip link set $i up; done
+
+# pin_irqs IFACE CPU: the interrupts of IFACE's virtio device to CPU.
+pin_irqs() {
+	local v n
+	v=$(basename "$(readlink "/sys/class/net/$1/device")")
+	for n in $(awk -v v="$v-" 'index($NF, v) == 1 { sub(":", "", $1); print $1 }' /proc/interrupts); do
+		echo "$2" > "/proc/irq/$n/smp_affinity_list" || return 1
+	done
+}
+# Where the NICs' interrupts (and so their NAPI polls) run. pktgen's
+# kpktgend_0 runs on CPU 0; XDP_IRQ_CPU (default 1) takes the XDP NIC and
+# the redirect target, GEN_IRQ_CPU (default 0) the generator. XDP_PIN=0
+# leaves the boot-time affinity.
+if [ "${XDP_PIN:-1}" = 1 ]; then
+	pin_irqs "$xdp" "${XDP_IRQ_CPU:-1}" && pin_irqs "$red" "${XDP_IRQ_CPU:-1}" &&
+		pin_irqs "$gen" "${GEN_IRQ_CPU:-0}" || { echo "cannot pin the NICs' interrupts" >&2; exit 1; }
+fi
 rc=0
 for action in "$@"; do
 	a=$action
