@@ -172,17 +172,19 @@ def run_kunit(res, kernel, rnd, raw, retpoline=False):
         res.failures.append(f'kunit {mode} {kernel} round {rnd}: rc {r.returncode}, {n} timing lines ({out})')
 
 
-def parse_dmabench(res, text, mode, kernel, rnd):
-    for line in text.splitlines():
-        m = re.match(r'point=(\d+):(\d+):(\d+) (.*)', line)
-        if not m:
-            continue
+def dmabench_points(text):
+    """(workload, {figure: value}) per "point=MODE:PAGES:THREADS ..." line of
+    bench/guest/dmabench.sh; the dict is empty for a point that failed."""
+    for m in re.finditer(r'^point=(\d+):(\d+):(\d+) (.*)$', text, re.M):
         mm, g, t, rest = m.groups()
-        wl = f'{DMAB_NAMES[mm]}-{g}p-{t}t'
-        kv = dict(re.findall(r'(\w+)=(\d+)', rest))
+        yield (f'{DMAB_NAMES[mm]}-{g}p-{t}t',
+               {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', rest)})
+
+
+def parse_dmabench(res, text, mode, kernel, rnd):
+    for wl, kv in dmabench_points(text):
         for key in ('map_p50', 'map_p99', 'unmap_p50', 'unmap_p99', 'map_avg', 'unmap_avg'):
-            v = int(kv[key]) if key in kv else None
-            res.add('dma_map_benchmark', wl, mode, kernel, rnd, key + '_ns', v, 'ns', 'lower')
+            res.add('dma_map_benchmark', wl, mode, kernel, rnd, key + '_ns', kv.get(key), 'ns', 'lower')
 
 
 def run_icount(res, mode, kernel, raw):
@@ -201,13 +203,11 @@ def run_icount(res, mode, kernel, raw):
     with open(os.path.join(rundir, 'host.log'), 'w') as f:
         f.write(r.stdout)
     n = 0
-    for m in re.finditer(r'^point=(\d+):(\d+):(\d+) ns: (.*)$', r.stdout, re.M):
-        mm, g, t, rest = m.groups()
-        kv = dict(re.findall(r'(\w+)=(\d+)', rest))
-        wl = f'{DMAB_NAMES[mm]}-{g}p-{t}t'
+    for wl, kv in dmabench_points(r.stdout):
+        if not kv:
+            continue
         for key in ('map_p50', 'unmap_p50'):
-            res.add('icount', wl, mode, kernel, 1, key + '_insns',
-                    int(kv[key]) if key in kv else None, 'insns', 'lower')
+            res.add('icount', wl, mode, kernel, 1, key + '_insns', kv.get(key), 'insns', 'lower')
         n += 1
     if r.returncode or n != len(ICOUNT_POINTS.split()):
         res.failures.append(f'icount {mode} {kernel}: rc {r.returncode}, {n} points ({rundir})')
