@@ -20,6 +20,7 @@ help:
 	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
 	@echo "make icount    instructions per DMA map/unmap under QEMU -icount (KERNELS='bench-base series')"
+	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
 	@echo "make cover     cover letter: A/B table from the latest bench report, Cc from get_maintainer"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
@@ -71,6 +72,12 @@ KERNELS ?= bench-base series
 icount:
 	bench/icount $(KERNELS)
 
+# Host CPU per I/O, split between the guest's vCPUs and QEMU's own threads,
+# per IOMMU mode and kernel (bench/qemu-cpu; KERNELS, MODES, JOBS, ROUNDS,
+# RATES from the environment).
+qemu-cpu:
+	bench/qemu-cpu
+
 # Needs the two vmlinux: make kernel.
 static:
 	scripts/indirect-calls --label base build/obj-base --label series build/obj-series
@@ -86,6 +93,6 @@ versions:
 	scripts/versions
 
 bench-test:
-	/usr/bin/python3 -m unittest bench/test_compare.py
+	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_qemu_cpu.py
 
-.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test
+.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test qemu-cpu
