@@ -127,6 +127,14 @@ TEST_F(edu, batch)
 	ASSERT_EQ(0, run_case("batch"));
 }
 
+/* Every mode: dma_unmap_batch_wanted() where, and only where, unmaps batch. */
+TEST_F(edu, batch_wanted)
+{
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	ASSERT_EQ(0, run_case("batch_wanted"));
+}
+
 TEST_F(edu, iova_batch)
 {
 	if (!mode_is("-strict"))

@@ -465,8 +465,40 @@ out:
 	free_pages((unsigned long)buf, 1);
 	return ret;
 }
+
+/*
+ * In every mode: dma_unmap_batch_wanted() is true exactly where an unmap
+ * goes into a batch, which is only an IOMMU domain in strict mode.
+ */
+static int case_batch_wanted(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	bool wanted = dma_unmap_batch_wanted(dev);
+	bool strict = strict_domain(e);
+	DMA_UNMAP_BATCH(batch);
+	dma_addr_t dma;
+	bool batched;
+
+	dma = dma_map_single(dev, e->src, PAGE_SIZE, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, dma))
+		return -ENOMEM;
+	dma_unmap_phys_batch(&batch, dev, dma, PAGE_SIZE, DMA_TO_DEVICE, 0);
+	batched = batch.nr != 0;
+	dma_unmap_batch_flush(&batch);
+	if (wanted != batched || wanted != strict) {
+		dev_err(dev, "batch_wanted: says %d, unmap batched %d, strict domain %d\n",
+			wanted, batched, strict);
+		return -EIO;
+	}
+	return 0;
+}
 #else
 static int case_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+
+static int case_batch_wanted(struct dfp_edu *e)
 {
 	return -EOPNOTSUPP;
 }
@@ -1341,6 +1373,7 @@ static const struct {
 	{ "strict_unmap", case_strict_unmap },
 	{ "lazy_window", case_lazy_window },
 	{ "batch", case_batch },
+	{ "batch_wanted", case_batch_wanted },
 	{ "iova_batch", case_iova_batch },
 	{ "exhaust", case_exhaust },
 	{ "exhaust_batch", case_exhaust_batch },
