@@ -46,17 +46,33 @@ check_fio_verify() {
 }
 
 check_xdp_smoke() {
-	local xdp gen sent=20000 seen out
+	local xdp gen sent=20000 seen out i
 	xdp=$(ifname_by_mac $NIC_XDP_MAC) || { echo "# no XDP NIC"; return 1; }
 	gen=$(ifname_by_mac $NIC_GEN_MAC) || { echo "# no generator NIC"; return 1; }
 	ip link set "$xdp" up && ip link set "$gen" up || return 1
-	# dfp_xdp attaches a counting XDP_DROP program for 4 s; pktgen sends
-	# $sent frames to it from the other NIC on the same QEMU hub.
-	dfp_xdp "$xdp" drop 4 > /tmp/xdp.out &
+	# dfp_xdp attaches a counting XDP_DROP program; pktgen sends $sent
+	# frames to it from the other NIC on the same QEMU hub. The window is
+	# the sender's: "start" returns when pktgen has sent them all, then
+	# dfp_xdp is stopped (SIGTERM) a second later. 120 s is only a bound.
+	# A fixed 4 s window failed in CI: under virtio-iommu strict the send
+	# alone takes 3.1 s on a quiet host (every unmap is a request to the
+	# virtio-iommu device), more on a loaded one.
+	rm -f /tmp/xdp.out /tmp/xdp.err
+	dfp_xdp "$xdp" drop 120 > /tmp/xdp.out 2> /tmp/xdp.err &
 	local pid=$!
-	sleep 1
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q attached /tmp/xdp.err 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 1
+	done
+	grep -q attached /tmp/xdp.err 2>/dev/null || {
+		cat /tmp/xdp.err; kill $pid 2>/dev/null; wait $pid; return 1; }
 	pktgen_send "$gen" $NIC_XDP_MAC $sent 60
-	wait $pid || return 1
+	echo "# pktgen: $(grep -m1 'Result:' /proc/net/pktgen/$gen)"
+	sleep 1
+	kill -TERM $pid
+	wait $pid || { cat /tmp/xdp.err; return 1; }
+	sed 's/^/# /' /tmp/xdp.err
 	out=$(cat /tmp/xdp.out)
 	echo "# $out"
 	seen=$(echo "$out" | sed -n 's/.* packets=\([0-9]*\) .*/\1/p')
