@@ -21,6 +21,7 @@ help:
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
 	@echo "make icount    instructions per DMA map/unmap under QEMU -icount (KERNELS='bench-base series')"
 	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
+	@echo "make fio-modes fio strict/lazy/pt switched inside one boot, base vs series (BOOTS, ROUNDS)"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
 	@echo "make cover     cover letter: A/B table from the latest bench report, Cc from get_maintainer"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
@@ -93,6 +94,12 @@ versions:
 	scripts/versions
 
 bench-test:
-	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_qemu_cpu.py
+	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_qemu_cpu.py bench/test_fio_modes.py
 
-.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test qemu-cpu
+# fio IOPS of strict, lazy and passthrough compared inside one boot: the
+# NVMe disk's IOMMU group is switched at run time (bench/fio-modes; KERNELS,
+# BOOTS, ROUNDS, RUNTIME, JOBS from the environment).
+fio-modes:
+	/usr/bin/python3 bench/fio-modes
+
+.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test qemu-cpu fio-modes

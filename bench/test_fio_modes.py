@@ -1,0 +1,71 @@
+"""Tests of bench/fio-modes' host side.  From the repository root:
+
+    python3 -m unittest bench/test_fio_modes.py
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_loader = importlib.machinery.SourceFileLoader('fio_modes', os.path.join(HERE, 'fio-modes'))
+_spec = importlib.util.spec_from_loader('fio_modes', _loader)
+fio_modes = importlib.util.module_from_spec(_spec)
+_loader.exec_module(fio_modes)
+
+
+def fio_json(path, iops, write=False):
+    idle = {'io_bytes': 0, 'iops': 0.0}
+    busy = {'io_bytes': 4096, 'iops': iops}
+    job = {'jobname': 'j', 'read': idle if write else busy, 'write': busy if write else idle}
+    with open(path, 'w') as f:
+        json.dump({'jobs': [job]}, f)
+
+
+class TestReadBoot(unittest.TestCase):
+    def test_rows_per_round_and_job(self):
+        with tempfile.TemporaryDirectory() as d:
+            fio_json(os.path.join(d, 'r1-DMA-a.json'), 90.0)
+            fio_json(os.path.join(d, 'r1-DMA-FQ-a.json'), 100.0)
+            fio_json(os.path.join(d, 'r1-identity-a.json'), 120.0)
+            # a write job reports in 'write'; a missing mode is None
+            fio_json(os.path.join(d, 'r1-DMA-b.json'), 50.0, write=True)
+            fio_json(os.path.join(d, 'r1-DMA-FQ-b.json'), 40.0, write=True)
+            rows = fio_modes.read_boot(d, 'series', 0, 1, ['a', 'b'])
+        self.assertEqual(len(rows), 2)
+        self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']), (90.0, 100.0, 120.0))
+        self.assertEqual((rows[1]['strict'], rows[1]['lazy'], rows[1]['pt']), (50.0, 40.0, None))
+        self.assertEqual(rows[1]['job'], 'b')
+
+
+class TestSummary(unittest.TestCase):
+    def rows(self, kernel, triples):
+        return [dict(kernel=kernel, boot=0, round=i + 1, job='a', strict=s, lazy=lz, pt=p)
+                for i, (s, lz, p) in enumerate(triples)]
+
+    def test_ratios_are_per_round(self):
+        # per-round strict/lazy 0.9, 1.0, 0.5: median 0.9, range 0.5..1.0; the
+        # ratio of the medians (90/100) would hide the spread; strict/pt 0.9,
+        # 0.5, 0.5
+        rows = self.rows('base', [(90, 100, 100), (100, 100, 200), (50, 100, 100)])
+        lines = fio_modes.summary(rows, ['base'], ['a'])
+        self.assertIn('| base | a | 90 | 100 | 100 | 0.900 [0.500..1.000] | '
+                      '0.500 [0.500..0.900] | 3 |', lines)
+
+    def test_missing_mode_and_change(self):
+        rows = self.rows('base', [(90, 100, None), (90, 100, None)])
+        rows += self.rows('series', [(99, 100, 150), (97, 100, 150)])
+        lines = fio_modes.summary(rows, ['base', 'series'], ['a'])
+        self.assertIn('| base | a | 90 | 100 | n/a | 0.900 [0.900..0.900] | n/a | 2 |', lines)
+        change = [line for line in lines if line.startswith('base -> series, a:')]
+        self.assertEqual(len(change), 1)
+        # pt has no base figure: no change reported for it
+        self.assertIn('strict +8.9%, lazy +0.0%;', change[0])
+        self.assertNotIn('pt', change[0])
+
+
+if __name__ == '__main__':
+    unittest.main()
