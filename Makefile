@@ -21,7 +21,7 @@ help:
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
 	@echo "make icount    instructions per DMA map/unmap under QEMU -icount (KERNELS='bench-base series')"
 	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
-	@echo "make fio-modes fio strict/lazy/pt switched inside one boot, base vs series (BOOTS, ROUNDS)"
+	@echo "make iommu-modes fio and XDP in strict/lazy/pt switched inside one boot, base vs series"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
 	@echo "make cover     cover letter: A/B table from the latest bench report, Cc from get_maintainer"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
@@ -94,12 +94,12 @@ versions:
 	scripts/versions
 
 bench-test:
-	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_qemu_cpu.py bench/test_fio_modes.py
+	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_qemu_cpu.py bench/test_iommu_modes.py
 
-# fio IOPS of strict, lazy and passthrough compared inside one boot: the
-# NVMe disk's IOMMU group is switched at run time (bench/fio-modes; KERNELS,
-# BOOTS, ROUNDS, RUNTIME, JOBS from the environment).
-fio-modes:
-	/usr/bin/python3 bench/fio-modes
+# fio IOPS and XDP pps of strict, lazy and passthrough compared inside one
+# boot: the devices' IOMMU groups are switched at run time (bench/iommu-modes;
+# KERNELS, BOOTS, ROUNDS, RUNTIME, JOBS, XDP_ACTIONS from the environment).
+iommu-modes:
+	/usr/bin/python3 bench/iommu-modes
 
-.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test qemu-cpu fio-modes
+.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test qemu-cpu iommu-modes

@@ -1,6 +1,6 @@
-"""Tests of bench/fio-modes' host side.  From the repository root:
+"""Tests of bench/iommu-modes' host side.  From the repository root:
 
-    python3 -m unittest bench/test_fio_modes.py
+    python3 -m unittest bench/test_iommu_modes.py
 """
 
 import importlib.machinery
@@ -11,10 +11,10 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_loader = importlib.machinery.SourceFileLoader('fio_modes', os.path.join(HERE, 'fio-modes'))
-_spec = importlib.util.spec_from_loader('fio_modes', _loader)
-fio_modes = importlib.util.module_from_spec(_spec)
-_loader.exec_module(fio_modes)
+_loader = importlib.machinery.SourceFileLoader('iommu_modes', os.path.join(HERE, 'iommu-modes'))
+_spec = importlib.util.spec_from_loader('iommu_modes', _loader)
+iommu_modes = importlib.util.module_from_spec(_spec)
+_loader.exec_module(iommu_modes)
 
 
 def fio_json(path, iops, write=False):
@@ -34,11 +34,28 @@ class TestReadBoot(unittest.TestCase):
             # a write job reports in 'write'; a missing mode is None
             fio_json(os.path.join(d, 'r1-DMA-b.json'), 50.0, write=True)
             fio_json(os.path.join(d, 'r1-DMA-FQ-b.json'), 40.0, write=True)
-            rows = fio_modes.read_boot(d, 'series', 0, 1, ['a', 'b'])
+            rows = iommu_modes.read_boot(d, 'series', 0, 1, ['a', 'b'])
         self.assertEqual(len(rows), 2)
         self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']), (90.0, 100.0, 120.0))
         self.assertEqual((rows[1]['strict'], rows[1]['lazy'], rows[1]['pt']), (50.0, 40.0, None))
         self.assertEqual(rows[1]['job'], 'b')
+
+    def test_xdp_rows(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'r1-DMA-xdp.txt'), 'w') as f:
+                f.write('xdp action=tx packets=300 secs=5.001 pps=60\n'
+                        'xdp action=redirect error\n')
+            with open(os.path.join(d, 'r1-DMA-FQ-xdp.txt'), 'w') as f:
+                f.write('xdp action=tx packets=500 secs=5.001 pps=100\n'
+                        'xdp action=redirect packets=400 secs=5.001 pps=80\n')
+            rows = iommu_modes.read_boot(d, 'base', 1, 1, [], ['tx', 'redirect'])
+        self.assertEqual([r['job'] for r in rows], ['xdp-tx', 'xdp-redirect'])
+        self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']), (60, 100, None))
+        # an action that failed has no value, and no ratio in the summary
+        self.assertEqual((rows[1]['strict'], rows[1]['lazy']), (None, 80))
+        lines = iommu_modes.summary(rows, ['base'], ['xdp-tx', 'xdp-redirect'])
+        self.assertIn('| base | xdp-tx | 60 | 100 | n/a | 0.600 [0.600..0.600] | n/a | 1 |', lines)
+        self.assertIn('| base | xdp-redirect | n/a | 80 | n/a | n/a | n/a | 1 |', lines)
 
 
 class TestSummary(unittest.TestCase):
@@ -51,14 +68,14 @@ class TestSummary(unittest.TestCase):
         # ratio of the medians (90/100) would hide the spread; strict/pt 0.9,
         # 0.5, 0.5
         rows = self.rows('base', [(90, 100, 100), (100, 100, 200), (50, 100, 100)])
-        lines = fio_modes.summary(rows, ['base'], ['a'])
+        lines = iommu_modes.summary(rows, ['base'], ['a'])
         self.assertIn('| base | a | 90 | 100 | 100 | 0.900 [0.500..1.000] | '
                       '0.500 [0.500..0.900] | 3 |', lines)
 
     def test_missing_mode_and_change(self):
         rows = self.rows('base', [(90, 100, None), (90, 100, None)])
         rows += self.rows('series', [(99, 100, 150), (97, 100, 150)])
-        lines = fio_modes.summary(rows, ['base', 'series'], ['a'])
+        lines = iommu_modes.summary(rows, ['base', 'series'], ['a'])
         self.assertIn('| base | a | 90 | 100 | n/a | 0.900 [0.900..0.900] | n/a | 2 |', lines)
         change = [line for line in lines if line.startswith('base -> series, a:')]
         self.assertEqual(len(change), 1)
