@@ -58,6 +58,23 @@ class TestReadBoot(unittest.TestCase):
         self.assertIn('| base | xdp-redirect | n/a | 80 | n/a | n/a | n/a | 1 |', lines)
 
 
+class TestModes(unittest.TestCase):
+    def test_a_subset_of_modes(self):
+        saved = iommu_modes.MODES
+        iommu_modes.MODES = ['identity']
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                fio_json(os.path.join(d, 'r1-identity-a.json'), 70.0)
+                # a result of a mode not asked for is not read
+                fio_json(os.path.join(d, 'r1-DMA-a.json'), 90.0)
+                rows = iommu_modes.read_boot(d, 'series', 0, 1, ['a'])
+        finally:
+            iommu_modes.MODES = saved
+        self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']), (None, None, 70.0))
+        lines = iommu_modes.summary(rows, ['series'], ['a'])
+        self.assertIn('| series | a | n/a | n/a | 70 | n/a | n/a | 1 |', lines)
+
+
 class TestSummary(unittest.TestCase):
     def rows(self, kernel, triples):
         return [dict(kernel=kernel, boot=0, round=i + 1, job='a', strict=s, lazy=lz, pt=p)
