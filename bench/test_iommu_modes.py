@@ -3,18 +3,16 @@
     python3 -m unittest bench/test_iommu_modes.py
 """
 
-import importlib.machinery
-import importlib.util
 import json
 import os
+import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_loader = importlib.machinery.SourceFileLoader('iommu_modes', os.path.join(HERE, 'iommu-modes'))
-_spec = importlib.util.spec_from_loader('iommu_modes', _loader)
-iommu_modes = importlib.util.module_from_spec(_spec)
-_loader.exec_module(iommu_modes)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptmod import load  # noqa: E402
+
+iommu_modes = load('iommu-modes')
 
 
 def fio_json(path, iops, write=False):

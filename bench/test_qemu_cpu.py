@@ -3,19 +3,17 @@
     python3 -m unittest bench/test_qemu_cpu.py
 """
 
-import importlib.machinery
-import importlib.util
 import json
 import os
+import sys
 import tempfile
 import threading
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_loader = importlib.machinery.SourceFileLoader('qemu_cpu', os.path.join(HERE, 'qemu-cpu'))
-_spec = importlib.util.spec_from_loader('qemu_cpu', _loader)
-qemu_cpu = importlib.util.module_from_spec(_spec)
-_loader.exec_module(qemu_cpu)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptmod import load  # noqa: E402
+
+qemu_cpu = load('qemu-cpu')
 
 
 class TestSplit(unittest.TestCase):
