@@ -9,7 +9,7 @@
 # benchmark (bench/guest/xdp.sh; its lines to /out/r<round>-<mode>-xdp.txt).
 # Environment: ROUNDS, RUNTIME, RAMP, FIO_JOBS (sections of fastpath.fio,
 # may be empty), XDP_ACTIONS, XDP_SECONDS, MODES (group types: DMA DMA-FQ
-# identity).
+# identity), SWITCH (below).
 set -e
 . /usr/share/dfp/bench/lib.sh
 export DEV=/dev/nvme0n1 RUNTIME=${RUNTIME:-5} RAMP=${RAMP:-1}
@@ -57,13 +57,21 @@ have_nics() {
 }
 
 # Device list, "BDF:DRIVER" (the BDF has colons: split at the last one).
+# SWITCH names the devices whose groups follow the mode (default all: nvme,
+# and with XDP the NICs xdp, gen, redir); the others stay as booted (strict),
+# to tell which device's mode an effect follows.
 [ -b $DEV ] || { echo "no $DEV" >&2; exit 1; }
-devs="$(basename "$(readlink /sys/class/nvme/nvme0/device)"):nvme"
-if [ -n "$xdp_actions" ]; then
-	for mac in $NIC_XDP_MAC $NIC_GEN_MAC $NIC_REDIR_MAC; do
-		devs="$devs $(pci_of_mac $mac):virtio-pci"
-	done
-fi
+switch=${SWITCH:-"nvme xdp gen redir"}
+devs=""
+for d in $switch; do
+	case $d in
+	nvme) devs="$devs $(basename "$(readlink /sys/class/nvme/nvme0/device)"):nvme" ;;
+	xdp) [ -z "$xdp_actions" ] || devs="$devs $(pci_of_mac $NIC_XDP_MAC):virtio-pci" ;;
+	gen) [ -z "$xdp_actions" ] || devs="$devs $(pci_of_mac $NIC_GEN_MAC):virtio-pci" ;;
+	redir) [ -z "$xdp_actions" ] || devs="$devs $(pci_of_mac $NIC_REDIR_MAC):virtio-pci" ;;
+	*) echo "modes: SWITCH: unknown device $d" >&2; exit 1 ;;
+	esac
+done
 
 set_mode() {
 	local d
