@@ -41,10 +41,12 @@ class TestReadBoot(unittest.TestCase):
     def test_xdp_rows(self):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, 'r1-DMA-xdp.txt'), 'w') as f:
-                f.write('xdp action=tx packets=300 secs=5.001 pps=60\n'
+                f.write('xdp generator group=identity\n'
+                        'xdp action=tx packets=300 secs=5.001 pps=60\n'
                         'xdp action=redirect error\n')
             with open(os.path.join(d, 'r1-DMA-FQ-xdp.txt'), 'w') as f:
-                f.write('xdp action=tx packets=500 secs=5.001 pps=100\n'
+                f.write('xdp generator group=identity\n'
+                        'xdp action=tx packets=500 secs=5.001 pps=100\n'
                         'xdp action=redirect packets=400 secs=5.001 pps=80\n')
             rows = iommu_modes.read_boot(d, 'base', 1, 1, [], ['tx', 'redirect'])
         self.assertEqual([r['job'] for r in rows], ['xdp-tx', 'xdp-redirect'])
@@ -54,6 +56,29 @@ class TestReadBoot(unittest.TestCase):
         lines = iommu_modes.summary(rows, ['base'], ['xdp-tx', 'xdp-redirect'])
         self.assertIn('| base | xdp-tx | 60 | 100 | n/a | 0.600 [0.600..0.600] | n/a | 1 |', lines)
         self.assertIn('| base | xdp-redirect | n/a | 80 | n/a | n/a | n/a | 1 |', lines)
+
+
+    def test_xdp_generator_group(self):
+        # the load generator's NIC is held in passthrough unless SWITCH
+        # names it; a run where it was elsewhere gives no pps
+        saved = iommu_modes.SWITCH
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                for m, gen in (('DMA', 'DMA'), ('DMA-FQ', 'identity'), ('identity', None)):
+                    with open(os.path.join(d, f'r1-{m}-xdp.txt'), 'w') as f:
+                        if gen:
+                            f.write(f'xdp generator group={gen}\n')
+                        f.write('xdp action=tx packets=500 secs=5.001 pps=100\n')
+                iommu_modes.SWITCH = 'nvme xdp redir'
+                rows = iommu_modes.read_boot(d, 'base', 1, 1, [], ['tx'])
+                self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']),
+                                 (None, 100, None))
+                iommu_modes.SWITCH = 'xdp gen'
+                rows = iommu_modes.read_boot(d, 'base', 1, 1, [], ['tx'])
+                self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']),
+                                 (100, None, None))
+        finally:
+            iommu_modes.SWITCH = saved
 
 
 class TestModes(unittest.TestCase):

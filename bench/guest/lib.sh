@@ -15,3 +15,38 @@ bind_edu() {
 	echo "no edu device" >&2
 	return 1
 }
+
+# pci_of_mac MAC: the PCI device (BDF) under a NIC's virtio device.
+pci_of_mac() {
+	local n
+	n=$(ifname_by_mac "$1") || return 1
+	basename "$(readlink -f "/sys/class/net/$n/device/..")"
+}
+
+# wait_for TEST...: up to 30 s for a condition (after a bind).
+wait_for() {
+	local i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -le 300 ] || { echo "timed out waiting for: $*" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+# set_group_type BDF DRIVER TYPE: give the device's IOMMU group a new
+# default domain (DMA, DMA-FQ, identity): unbind the driver, write the
+# group's type, bind again, read the type back.
+set_group_type() {
+	local bdf=$1 drv=$2 type=$3 grp
+	grp=/sys/bus/pci/devices/$bdf/iommu_group
+	[ "$(cat $grp/type)" = "$type" ] && return 0
+	echo "$bdf" > /sys/bus/pci/drivers/$drv/unbind
+	if ! echo "$type" > $grp/type; then
+		echo "$bdf: writing $type to $grp/type failed" >&2
+		echo "$bdf" > /sys/bus/pci/drivers/$drv/bind
+		return 1
+	fi
+	echo "$bdf" > /sys/bus/pci/drivers/$drv/bind
+	[ "$(cat $grp/type)" = "$type" ] || {
+		echo "$bdf: group type $(cat $grp/type), wanted $type" >&2; return 1; }
+}

@@ -2,9 +2,26 @@
 # Guest side of the XDP benchmark: pktgen on the generator NIC floods the
 # XDP NIC through a QEMU hub while dfp_xdp runs ACTION (drop, tx, redirect to
 # the third NIC) for XDP_SECONDS and counts the frames its program saw.
-# One line per action: "xdp action=<a> packets=<n> secs=<s> pps=<p>".
+# One line per action: "xdp action=<a> packets=<n> secs=<s> pps=<p>", after
+# one "xdp generator group=<type>" line.
 . /usr/share/dfp/bench/lib.sh
 secs=${XDP_SECONDS:-5}
+
+# The generator NIC is the test bed's load source (a remote host in a real
+# setup), not the path under test: its IOMMU group is held at XDP_GEN_TYPE
+# (default identity, passthrough), so that its own transmit mappings do not
+# change with the mode measured. XDP_GEN_TYPE= (empty) leaves it as booted.
+gen_type=${XDP_GEN_TYPE-identity}
+bdf=$(pci_of_mac $NIC_GEN_MAC) || { echo "NICs missing" >&2; exit 1; }
+if [ -n "$gen_type" ] && [ -e /sys/bus/pci/devices/$bdf/iommu_group ]; then
+	set_group_type "$bdf" virtio-pci "$gen_type" &&
+		wait_for ifname_by_mac $NIC_GEN_MAC > /dev/null || exit 1
+fi
+if [ -e /sys/bus/pci/devices/$bdf/iommu_group ]; then
+	echo "xdp generator group=$(cat /sys/bus/pci/devices/$bdf/iommu_group/type)"
+else
+	echo "xdp generator group=none"
+fi
 xdp=$(ifname_by_mac $NIC_XDP_MAC) && gen=$(ifname_by_mac $NIC_GEN_MAC) &&
 	red=$(ifname_by_mac $NIC_REDIR_MAC) || { echo "NICs missing" >&2; exit 1; }
 for i in $xdp $gen $red; do ip link set $i up; done
