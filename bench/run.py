@@ -222,12 +222,18 @@ def run_icount(res, mode, kernel, raw):
         res.failures.append(f'icount {mode} {kernel}: rc {r.returncode}, {n} points ({rundir})')
 
 
+def fio_side(job):
+    """The direction of a fio JSON job that did the I/O: its read figures if
+    it read anything, else its write figures."""
+    return job['read'] if job['read']['io_bytes'] else job['write']
+
+
 def parse_fio(res, path, mode, kernel, rnd):
     with open(path) as f:
         data = json.load(f)
     for job in data['jobs']:
         name = job['jobname']
-        d = job['read'] if job['read']['io_bytes'] else job['write']
+        d = fio_side(job)
         clat = d.get('clat_ns', {})
         res.add('fio', name, mode, kernel, rnd, 'iops', round(d['iops'], 1), 'IOPS', 'higher')
         res.add('fio', name, mode, kernel, rnd, 'lat_mean_us',
