@@ -45,9 +45,10 @@ DMAB_NAMES = {'0': 'single', '1': 'sg', '2': 'iova-link'}
 ICOUNT_POINTS = '0:1:1 0:16:1 1:16:1 1:256:1 2:16:1 2:512:1'
 ICOUNT_MODES = ('intel-strict', 'intel-lazy')
 XDP_ACTIONS = 'drop tx redirect'
-# The load generator NIC's IOMMU group type (bench/guest/xdp.sh): held in
-# passthrough by default, so only the NICs under test follow the boot's mode.
-XDP_GEN_TYPE = os.environ.get('XDP_GEN_TYPE', 'identity')
+# The load generator NIC's IOMMU group type: bench/guest/xdp.sh holds it in
+# passthrough unless XDP_GEN_TYPE is passed on, so that only the NICs under
+# test follow the boot's mode.
+XDP_GEN = [f'XDP_GEN_TYPE={os.environ["XDP_GEN_TYPE"]}'] if 'XDP_GEN_TYPE' in os.environ else []
 # The fio jobs: the sections of bench/fio/fastpath.fio.
 with open(os.path.join(TOP, 'bench', 'fio', 'fastpath.fio')) as _f:
     FIO_JOBS = [m.group(1) for m in re.finditer(r'^\[([^\]]+)\]$', _f.read(), re.M)
@@ -278,8 +279,7 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
     cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a', 'dma_debug=off nvme_core.io_timeout=5',
            mode, '--', 'env',
            f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
-           f'XDP_ACTIONS={XDP_ACTIONS}', f'XDP_GEN_TYPE={XDP_GEN_TYPE}'] + envline.split() + \
-        ['/usr/share/dfp/bench/all.sh']
+           f'XDP_ACTIONS={XDP_ACTIONS}'] + XDP_GEN + envline.split() + ['/usr/share/dfp/bench/all.sh']
     r = sh(cmd, env=env, check=False, capture=True)
     with open(os.path.join(rundir, 'host.log'), 'w') as f:
         f.write(r.stdout)

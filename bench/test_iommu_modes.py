@@ -57,7 +57,6 @@ class TestReadBoot(unittest.TestCase):
         self.assertIn('| base | xdp-tx | 60 | 100 | n/a | 0.600 [0.600..0.600] | n/a | 1 |', lines)
         self.assertIn('| base | xdp-redirect | n/a | 80 | n/a | n/a | n/a | 1 |', lines)
 
-
     def test_xdp_generator_group(self):
         # the load generator's NIC is held in passthrough unless SWITCH
         # names it; a run where it was elsewhere gives no pps

@@ -15,7 +15,7 @@ set -e
 export DEV=/dev/nvme0n1 RUNTIME=${RUNTIME:-5} RAMP=${RAMP:-1}
 rounds=${ROUNDS:-5}
 modes=${MODES:?set by bench/iommu-modes}
-jobs=${FIO_JOBS-"randread-4k-qd32 seqread-128k-qd8"}
+jobs=${FIO_JOBS?set by bench/iommu-modes}
 xdp_actions=${XDP_ACTIONS:-}
 
 have_nics() {

@@ -13,12 +13,13 @@ secs=${XDP_SECONDS:-5}
 # change with the mode measured. XDP_GEN_TYPE= (empty) leaves it as booted.
 gen_type=${XDP_GEN_TYPE-identity}
 bdf=$(pci_of_mac $NIC_GEN_MAC) || { echo "NICs missing" >&2; exit 1; }
-if [ -n "$gen_type" ] && [ -e /sys/bus/pci/devices/$bdf/iommu_group ]; then
-	set_group_type "$bdf" virtio-pci "$gen_type" &&
-		wait_for ifname_by_mac $NIC_GEN_MAC > /dev/null || exit 1
-fi
-if [ -e /sys/bus/pci/devices/$bdf/iommu_group ]; then
-	echo "xdp generator group=$(cat /sys/bus/pci/devices/$bdf/iommu_group/type)"
+grp=/sys/bus/pci/devices/$bdf/iommu_group
+if [ -e $grp ]; then
+	if [ -n "$gen_type" ]; then
+		set_group_type "$bdf" virtio-pci "$gen_type" &&
+			wait_for ifname_by_mac $NIC_GEN_MAC > /dev/null || exit 1
+	fi
+	echo "xdp generator group=$(cat $grp/type)"
 else
 	echo "xdp generator group=none"
 fi
