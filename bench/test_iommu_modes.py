@@ -38,6 +38,23 @@ class TestReadBoot(unittest.TestCase):
         self.assertEqual((rows[1]['strict'], rows[1]['lazy'], rows[1]['pt']), (50.0, 40.0, None))
         self.assertEqual(rows[1]['job'], 'b')
 
+    def test_invalidations_per_io(self):
+        with tempfile.TemporaryDirectory() as d:
+            for m, iops in (('DMA', 90.0), ('DMA-FQ', 100.0), ('identity', 120.0)):
+                fio_json(os.path.join(d, f'r1-{m}-a.json'), iops)
+            with open(os.path.join(d, 'r1-DMA-a.flush'), 'w') as f:
+                f.write('ios 1000\ncache_tag_flush_range 700\ncache_tag_flush_all 50\n')
+            with open(os.path.join(d, 'r1-DMA-FQ-a.flush'), 'w') as f:
+                f.write('ios 0\ncache_tag_flush_all 3\n')
+            rows = iommu_modes.read_boot(d, 'series', 0, 1, ['a'])
+        # all probes summed per completed I/O; no I/O or no file: no figure
+        self.assertAlmostEqual(rows[0]['inv_strict'], 0.75)
+        self.assertNotIn('inv_lazy', rows[0])
+        self.assertNotIn('inv_pt', rows[0])
+        text = '\n'.join(iommu_modes.summary(rows, ['series'], ['a']))
+        self.assertIn('| series | a | strict | 0.750 [0.750..0.750] | 1 |', text)
+        self.assertNotIn('| series | a | lazy |', text)
+
     def test_xdp_rows(self):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, 'r1-DMA-xdp.txt'), 'w') as f:
