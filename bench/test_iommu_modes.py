@@ -5,6 +5,7 @@
 
 import json
 import os
+import statistics
 import sys
 import tempfile
 import unittest
@@ -71,8 +72,8 @@ class TestReadBoot(unittest.TestCase):
         # an action that failed has no value, and no ratio in the summary
         self.assertEqual((rows[1]['strict'], rows[1]['lazy']), (None, 80))
         lines = iommu_modes.summary(rows, ['base'], ['xdp-tx', 'xdp-redirect'])
-        self.assertIn('| base | xdp-tx | 60 | 100 | n/a | 0.600 [0.600..0.600] | n/a | 1 |', lines)
-        self.assertIn('| base | xdp-redirect | n/a | 80 | n/a | n/a | n/a | 1 |', lines)
+        self.assertIn('| base | xdp-tx | 60 | 100 | n/a | 0.600 [0.600..0.600] | n/a | n/a | 1 |', lines)
+        self.assertIn('| base | xdp-redirect | n/a | 80 | n/a | n/a | n/a | n/a | 1 |', lines)
 
     def test_xdp_generator_group(self):
         # the load generator's NIC is held in passthrough unless SWITCH
@@ -111,7 +112,7 @@ class TestModes(unittest.TestCase):
             iommu_modes.MODES = saved
         self.assertEqual((rows[0]['strict'], rows[0]['lazy'], rows[0]['pt']), (None, None, 70.0))
         lines = iommu_modes.summary(rows, ['series'], ['a'])
-        self.assertIn('| series | a | n/a | n/a | 70 | n/a | n/a | 1 |', lines)
+        self.assertIn('| series | a | n/a | n/a | 70 | n/a | n/a | n/a | 1 |', lines)
 
 
 class TestSummary(unittest.TestCase):
@@ -126,18 +127,37 @@ class TestSummary(unittest.TestCase):
         rows = self.rows('base', [(90, 100, 100), (100, 100, 200), (50, 100, 100)])
         lines = iommu_modes.summary(rows, ['base'], ['a'])
         self.assertIn('| base | a | 90 | 100 | 100 | 0.900 [0.500..1.000] | '
-                      '0.500 [0.500..0.900] | 3 |', lines)
+                      '0.500..1.000 | 0.500 [0.500..0.900] | 3 |', lines)
 
     def test_missing_mode_and_change(self):
         rows = self.rows('base', [(90, 100, None), (90, 100, None)])
         rows += self.rows('series', [(99, 100, 150), (97, 100, 150)])
         lines = iommu_modes.summary(rows, ['base', 'series'], ['a'])
-        self.assertIn('| base | a | 90 | 100 | n/a | 0.900 [0.900..0.900] | n/a | 2 |', lines)
+        self.assertIn('| base | a | 90 | 100 | n/a | 0.900 [0.900..0.900] | 0.900..0.900 | n/a | 2 |', lines)
         change = [line for line in lines if line.startswith('base -> series, a:')]
         self.assertEqual(len(change), 1)
         # pt has no base figure: no change reported for it
         self.assertIn('strict +8.9%, lazy +0.0%;', change[0])
         self.assertNotIn('pt', change[0])
+
+    def test_median_interval(self):
+        def bounds(text):
+            return tuple(float(x) for x in text.split('..'))
+
+        # one round has no interval; equal rounds a point
+        self.assertEqual(iommu_modes.median_interval([0.9]), 'n/a')
+        self.assertEqual(iommu_modes.median_interval([0.9, None, 0.9]), '0.900..0.900')
+        few = [0.80 + 0.40 * ((i * 37) % 101) / 100 for i in range(20)]
+        many = few * 8
+        lo, hi = bounds(iommu_modes.median_interval(few))
+        med = statistics.median(few)
+        # it holds the median, inside the rounds' range, and not all of it
+        self.assertTrue(min(few) < lo <= med <= hi < max(few), (lo, med, hi))
+        # the same spread in eight times the rounds: about a third as wide
+        mlo, mhi = bounds(iommu_modes.median_interval(many))
+        self.assertLess(mhi - mlo, 0.6 * (hi - lo))
+        # reprinted, the same text
+        self.assertEqual(iommu_modes.median_interval(few), iommu_modes.median_interval(few))
 
 
 if __name__ == '__main__':
