@@ -115,6 +115,44 @@ class TestModes(unittest.TestCase):
         self.assertIn('| series | a | n/a | n/a | 70 | n/a | n/a | n/a | 1 |', lines)
 
 
+class TestPair(unittest.TestCase):
+    def test_swapped_disks_cancel(self):
+        # disk b runs 20% faster than a in every mode; strict costs 10%:
+        # each round's strict/lazy is 0.9 whichever disk had which mode
+        with tempfile.TemporaryDirectory() as d:
+            for r in (1, 2):
+                fio_json(os.path.join(d, f'r{r}-a-DMA-j.json'), 90.0)
+                fio_json(os.path.join(d, f'r{r}-b-DMA-FQ-j.json'), 120.0)
+                fio_json(os.path.join(d, f'r{r}-a-DMA-FQ-j.json'), 100.0)
+                fio_json(os.path.join(d, f'r{r}-b-DMA-j.json'), 108.0)
+            # round 2 lost its run of disk b in lazy mode: no lazy figure
+            os.remove(os.path.join(d, 'r2-b-DMA-FQ-j.json'))
+            rows = iommu_modes.read_pair_boot(d, 'series', 0, 2, ['j'], ['DMA', 'DMA-FQ'])
+        self.assertEqual([r['job'] for r in rows], ['j:pair', 'j:pair'])
+        self.assertAlmostEqual(rows[0]['strict'], (90.0 * 108.0) ** 0.5)
+        self.assertAlmostEqual(rows[0]['lazy'], (100.0 * 120.0) ** 0.5)
+        self.assertAlmostEqual(rows[0]['strict'] / rows[0]['lazy'], 0.9)
+        self.assertEqual((rows[0]['strict_a'], rows[0]['lazy_b']), (90.0, 120.0))
+        self.assertIsNone(rows[0]['pt'])
+        self.assertIsNone(rows[1]['lazy'])
+        self.assertIsNone(rows[1]['lazy_b'])
+        lines = iommu_modes.summary(rows, ['series'], ['j:pair'])
+        # the round without a lazy figure has no ratio (and one ratio no
+        # interval)
+        self.assertIn('| series | j:pair | 99 | 110 | n/a | 0.900 [0.900..0.900] | '
+                      'n/a | n/a | 2 |', lines)
+
+    def test_swapped_disks_one_way_only(self):
+        # the same rounds with a run of one disk only in each mode (no swap):
+        # the ratio would carry disk b's 20%; read_pair_boot gives none
+        with tempfile.TemporaryDirectory() as d:
+            fio_json(os.path.join(d, 'r1-a-DMA-j.json'), 90.0)
+            fio_json(os.path.join(d, 'r1-b-DMA-FQ-j.json'), 120.0)
+            rows = iommu_modes.read_pair_boot(d, 'series', 0, 1, ['j'], ['DMA', 'DMA-FQ'])
+        self.assertIsNone(rows[0]['strict'])
+        self.assertIsNone(rows[0]['lazy'])
+
+
 class TestSummary(unittest.TestCase):
     def rows(self, kernel, triples):
         return [dict(kernel=kernel, boot=0, round=i + 1, job='a', strict=s, lazy=lz, pt=p)

@@ -10,7 +10,15 @@
 # Environment (bench/iommu-modes sets it): ROUNDS, RUNTIME, RAMP, FIO_JOBS
 # (sections of FIO_FILE, default fastpath.fio, may be empty), XDP_ACTIONS,
 # XDP_SECONDS, MODES (group types: DMA DMA-FQ identity), SWITCH (below),
-# FLUSH_PROBES (below).
+# FLUSH_PROBES (below), PAIR (below).
+#
+# PAIR=1: two NVMe disks (serials dfp0001 "a" and dfp0002 "b", scripts/vm
+# VM_NVME2), in the two modes of MODES at once, read by one fio per disk
+# started together, so that both modes see the same moments of the host.
+# A round runs each fio job twice, the modes swapped between the disks
+# (a in the first mode and b in the second, then the other way round; the
+# order alternates per round), so that neither disk nor its place on the
+# bus favours a mode. JSON to /out/r<round>-<disk>-<mode>-<job>.json.
 set -e
 . /usr/share/dfp/bench/lib.sh
 export DEV=/dev/nvme0n1 RUNTIME=${RUNTIME:-5} RAMP=${RAMP:-1}
@@ -100,6 +108,73 @@ fio_run() {
 	counts | awk 'NR == FNR { before[$1] = $2; next } { print $1, $2 - before[$1] }' \
 		/tmp/counts.before - > "$2.flush"
 }
+
+# pair_bdf SERIAL: the PCI device of the NVMe controller with that serial.
+pair_bdf() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' < $c/serial)" = "$1" ] || continue
+		basename "$(readlink -f $c/device)"
+		return 0
+	done
+	echo "modes: PAIR: no NVMe disk with serial $1 (scripts/vm VM_NVME2)" >&2
+	return 1
+}
+
+# pair_dev BDF: its namespace's block device (names can move on a rebind).
+pair_dev() {
+	local n
+	for n in /sys/bus/pci/devices/$1/nvme/nvme*/nvme*n1; do
+		[ -e "$n" ] && { echo "/dev/${n##*/}"; return 0; }
+	done
+	return 1
+}
+
+# pair_run ROUND MODE_A MODE_B: every job once on both disks at the same
+# time, disk a in MODE_A and b in MODE_B.
+pair_run() {
+	local r=$1 ma=$2 mb=$3 j da db pa pb rc
+	set_group_type $pair_a nvme $ma && set_group_type $pair_b nvme $mb || return 1
+	wait_for pair_dev $pair_a > /dev/null && wait_for pair_dev $pair_b > /dev/null || return 1
+	da=$(pair_dev $pair_a) db=$(pair_dev $pair_b)
+	for j in $jobs; do
+		echo "modes: round $r/$rounds a $ma b $mb $j ($(date +%T))"
+		DEV=$da fio --output-format=json --output="/out/r$r-a-$ma-$j.json" \
+			--section="$j" "$fio_file" & pa=$!
+		DEV=$db fio --output-format=json --output="/out/r$r-b-$mb-$j.json" \
+			--section="$j" "$fio_file" & pb=$!
+		rc=0
+		wait $pa || rc=1
+		wait $pb || rc=1
+		[ $rc = 0 ] || { echo "modes: PAIR: fio failed ($j)" >&2; return 1; }
+	done
+}
+
+if [ "${PAIR:-0}" = 1 ]; then
+	set -- $modes
+	[ $# = 2 ] || { echo "modes: PAIR needs two MODES, not: $modes" >&2; exit 1; }
+	[ -z "$xdp_actions$probes" ] || {
+		echo "modes: PAIR runs fio only (no XDP_ACTIONS, FLUSH_PROBES)" >&2; exit 1; }
+	m1=$1 m2=$2
+	pair_a=$(pair_bdf dfp0001)
+	pair_b=$(pair_bdf dfp0002)
+	echo "modes: pair: a $pair_a, b $pair_b, $m1 against $m2 ($(date +%T))"
+	# warm-up (not recorded): both disks once
+	for bdf in $pair_a $pair_b; do
+		DEV=$(pair_dev $bdf) fio --output=/dev/null --section="${jobs%% *}" "$fio_file"
+	done
+	r=1
+	while [ $r -le "$rounds" ]; do
+		if [ $((r % 2)) = 1 ]; then
+			pair_run $r $m1 $m2 && pair_run $r $m2 $m1
+		else
+			pair_run $r $m2 $m1 && pair_run $r $m1 $m2
+		fi || exit 1
+		r=$((r + 1))
+	done
+	echo "modes: done"
+	exit 0
+fi
 
 # Warm-up, not recorded: the first run after boot is the slowest (caches,
 # QEMU's translated code), and round 1 would charge it to its first mode.
