@@ -10,7 +10,7 @@
 # Environment (bench/iommu-modes sets it): ROUNDS, RUNTIME, RAMP, FIO_JOBS
 # (sections of FIO_FILE, default fastpath.fio, may be empty), XDP_ACTIONS,
 # XDP_SECONDS, MODES (group types: DMA DMA-FQ identity), SWITCH (below),
-# FLUSH_PROBES (below), PAIR (below).
+# FLUSH_PROBES (below), FLUSH_SPANS (below), PAIR (below).
 #
 # PAIR=1: two NVMe disks (serials dfp0001 "a" and dfp0002 "b", scripts/vm
 # VM_NVME2), in the two modes of MODES at once, read by one fio per disk
@@ -89,6 +89,19 @@ if [ -n "${FLUSH_PROBES:-}" ]; then
 	done
 	echo "modes: counting calls of$probes"
 fi
+# FLUSH_SPANS=1 (VT-d): each fio run also records intel-iommu's
+# cache_tag_flush_range trace event and writes /out/r<round>-<mode>-<job>.spans:
+# "ios N" and, per invalidation size, "mask M COUNT" (M: log2 of the 4K pages
+# the invalidation covers; "mask all" for a domain-wide one). The event is
+# written to the trace buffer on every invalidation: count in runs of their
+# own, as with FLUSH_PROBES.
+spans_ev=$tr/events/intel_iommu/cache_tag_flush_range
+if [ "${FLUSH_SPANS:-0}" = 1 ]; then
+	grep -q " $tr tracefs " /proc/mounts || mount -t tracefs tracefs $tr
+	[ -d $spans_ev ] || { echo "modes: FLUSH_SPANS: no $spans_ev (VT-d only)" >&2; exit 1; }
+	echo 16384 > $tr/buffer_size_kb
+	echo "modes: recording the IOTLB invalidations' sizes"
+fi
 disk=$(basename $DEV)
 
 # counts: the disk's completed I/Os (reads + writes) and each probe's hits.
@@ -99,11 +112,37 @@ counts() {
 	done
 }
 
+# spans OUT: the I/Os since /tmp/ios.before and the recorded invalidations
+# by size (a lost event would undercount: the buffer's overrun is checked).
+spans() {
+	local overrun
+	overrun=$(awk '/^overrun:/ { print $2 }' $tr/per_cpu/cpu*/stats | awk '{ n += $1 } END { print n + 0 }')
+	[ "$overrun" = 0 ] || echo "modes: FLUSH_SPANS: $overrun trace events lost" >&2
+	{
+		awk -v b="$(cat /tmp/ios.before)" '{ print "ios", $1 + $5 - b }' /sys/block/$disk/stat
+		echo "lost $overrun"
+		sed -n 's/.* cache_tag_flush_range: .* \[0x0-0xffffffffffffffff\] .*/all/p
+			s/.* cache_tag_flush_range: .* mask 0x\([0-9a-f]*\)$/\1/p' $tr/trace |
+			sort | uniq -c | while read -r n m; do
+				[ "$m" = all ] && echo "mask all $n" || echo "mask $((0x$m)) $n"
+			done
+	}  > "$1"
+}
+
 # fio_run JOB OUT: one fio job, JSON to OUT.json; with probes the counts'
 # differences over the run to OUT.flush.
 fio_run() {
 	[ -z "$probes" ] || counts > /tmp/counts.before
+	if [ "${FLUSH_SPANS:-0}" = 1 ]; then
+		echo > $tr/trace
+		awk '{ print $1 + $5 }' /sys/block/$disk/stat > /tmp/ios.before
+		echo 1 > $spans_ev/enable
+	fi
 	fio --output-format=json --output="$2.json" --section="$1" "$fio_file"
+	if [ "${FLUSH_SPANS:-0}" = 1 ]; then
+		echo 0 > $spans_ev/enable
+		spans "$2.spans"
+	fi
 	[ -z "$probes" ] && return 0
 	counts | awk 'NR == FNR { before[$1] = $2; next } { print $1, $2 - before[$1] }' \
 		/tmp/counts.before - > "$2.flush"
