@@ -74,9 +74,12 @@ set_mode() {
 # A kprobe costs a trap per call: count in runs of their own, not in the
 # runs whose IOPS are compared.
 tr=/sys/kernel/tracing
+mount_tracefs() {
+	grep -q " $tr tracefs " /proc/mounts || mount -t tracefs tracefs $tr
+}
 probes=""
 if [ -n "${FLUSH_PROBES:-}" ]; then
-	grep -q " $tr tracefs " /proc/mounts || mount -t tracefs tracefs $tr
+	mount_tracefs
 	echo 0 > $tr/tracing_on
 	for f in $FLUSH_PROBES; do
 		if ! grep -q " [tT] $f\$" /proc/kallsyms; then
@@ -97,16 +100,21 @@ fi
 # own, as with FLUSH_PROBES.
 spans_ev=$tr/events/intel_iommu/cache_tag_flush_range
 if [ "${FLUSH_SPANS:-0}" = 1 ]; then
-	grep -q " $tr tracefs " /proc/mounts || mount -t tracefs tracefs $tr
+	mount_tracefs
 	[ -d $spans_ev ] || { echo "modes: FLUSH_SPANS: no $spans_ev (VT-d only)" >&2; exit 1; }
 	echo 16384 > $tr/buffer_size_kb
 	echo "modes: recording the IOTLB invalidations' sizes"
 fi
 disk=$(basename $DEV)
 
-# counts: the disk's completed I/Os (reads + writes) and each probe's hits.
+# disk_ios: the I/Os (reads + writes) the disk has completed.
+disk_ios() {
+	awk '{ print $1 + $5 }' /sys/block/$disk/stat
+}
+
+# counts: the disk's completed I/Os and each probe's hits.
 counts() {
-	awk '{ print "ios", $1 + $5 }' /sys/block/$disk/stat
+	echo "ios $(disk_ios)"
 	for f in $probes; do
 		awk -v e="dfp_$f" -v f="$f" '$1 == e { print f, $2 }' $tr/kprobe_profile
 	done
@@ -119,7 +127,7 @@ spans() {
 	overrun=$(awk '/^overrun:/ { print $2 }' $tr/per_cpu/cpu*/stats | awk '{ n += $1 } END { print n + 0 }')
 	[ "$overrun" = 0 ] || echo "modes: FLUSH_SPANS: $overrun trace events lost" >&2
 	{
-		awk -v b="$(cat /tmp/ios.before)" '{ print "ios", $1 + $5 - b }' /sys/block/$disk/stat
+		echo "ios $(( $(disk_ios) - $(cat /tmp/ios.before) ))"
 		echo "lost $overrun"
 		sed -n 's/.* cache_tag_flush_range: .* \[0x0-0xffffffffffffffff\] .*/all/p
 			s/.* cache_tag_flush_range: .* mask 0x\([0-9a-f]*\)$/\1/p' $tr/trace |
@@ -135,7 +143,7 @@ fio_run() {
 	[ -z "$probes" ] || counts > /tmp/counts.before
 	if [ "${FLUSH_SPANS:-0}" = 1 ]; then
 		echo > $tr/trace
-		awk '{ print $1 + $5 }' /sys/block/$disk/stat > /tmp/ios.before
+		disk_ios > /tmp/ios.before
 		echo 1 > $spans_ev/enable
 	fi
 	fio --output-format=json --output="$2.json" --section="$1" "$fio_file"
