@@ -103,6 +103,9 @@ if [ "${FLUSH_SPANS:-0}" = 1 ]; then
 	mount_tracefs
 	[ -d $spans_ev ] || { echo "modes: FLUSH_SPANS: no $spans_ev (VT-d only)" >&2; exit 1; }
 	echo 16384 > $tr/buffer_size_kb
+	# FLUSH_PROBES turns tracing off (its counts need no buffer); the
+	# event needs it on
+	echo 1 > $tr/tracing_on
 	echo "modes: recording the IOTLB invalidations' sizes"
 fi
 disk=$(basename $DEV)
