@@ -66,7 +66,8 @@ set_mode() {
 }
 
 # FLUSH_PROBES: kernel functions that issue an IOTLB invalidation (for
-# VT-d cache_tag_flush_range, cache_tag_flush_all). Each gets a kprobe
+# VT-d cache_tag_flush_range, which cache_tag_flush_all jumps to: probing
+# both counts a flush-queue flush twice). Each gets a kprobe
 # event, enabled with tracing off: the kprobe's hit count in kprobe_profile
 # still counts every call, and nothing is written to the trace buffer. Each
 # fio run then also writes /out/r<round>-<mode>-<job>.flush: the I/Os the
