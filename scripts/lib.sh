@@ -14,6 +14,29 @@ JOBS=${JOBS:-$(nproc)}
 # VM_SPLAT_IGNORE of scripts/vm for debug-kernel boots.
 DEBUG_BOOT_SPLAT='^\[ *0\.[0-9]+\] BUG: KASAN: wild-memory-access in __common_interrupt'
 
+# The UML image the KUnit timing cases run in (scripts/kunit with
+# KUNIT_NODEBUG=1, bench/kunit-ab). Without the walker's self-checks, DMA
+# API debug and the tracers: the code users run. Every function starts on
+# 64 bytes (CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B): with UML's default 16,
+# a change anywhere in a format's object moved the functions after it, and
+# that alone moved single timing cases by up to 1.5x between images of
+# identical code (Documentation/benchmarks.md). And the code generation of
+# an x86_64 kernel for what the mapping loops compute per page:
+# -mcmodel=small (UML's -mcmodel=large loads the address of every global,
+# e.g. mem_map in page_to_pfn(), with a 10-byte movabs; x86_64 kernels use
+# -mcmodel=kernel, an address in the instruction) and CONFIG_MEMCG, which
+# makes struct page 64 bytes as in every distribution kernel (UML's 56
+# turns page_to_pfn() into a multiply by an inverse). The UML image is
+# linked below 2 GiB, so the small model holds it.
+TIMING_KCFLAGS="-mcmodel=small"
+TIMING_KCONFIG=(--kconfig_add CONFIG_DEBUG_GENERIC_PT=n
+	--kconfig_add CONFIG_DMA_API_DEBUG=n
+	--kconfig_add CONFIG_ENABLE_DEFAULT_TRACERS=n
+	--kconfig_add CONFIG_EXPERT=y
+	--kconfig_add CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y
+	--kconfig_add CONFIG_CGROUPS=y
+	--kconfig_add CONFIG_MEMCG=y)
+
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
