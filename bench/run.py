@@ -153,8 +153,11 @@ def text_layout(objdir):
 def run_kunit(res, kernel, rnd, raw, retpoline=False):
     """generic_pt KUnit timing cases under UML; '# timing:' lines.
 
-    Built without CONFIG_DEBUG_GENERIC_PT (KUNIT_NODEBUG=1): the walker's
-    self-checks cost as much as the work on the small cases. With
+    Built as the timing image of scripts/lib.sh (KUNIT_NODEBUG=1): without
+    CONFIG_DEBUG_GENERIC_PT, whose self-checks cost as much as the work on
+    the small cases; functions on 64 bytes, so that where a function lands
+    does not move another's time; x86_64's code generation for globals
+    and struct page. With
     retpoline, UML is built with GCC's retpoline thunks (mode
     uml-retpoline): what an indirect call costs a retpolined x86 kernel,
     measured natively."""
