@@ -23,7 +23,7 @@ help:
 	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
 	@echo "make iommu-modes fio and XDP in strict/lazy/pt switched inside one boot, base vs series"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
-	@echo "make cover     cover letter: A/B table from the latest bench report, Cc from get_maintainer"
+	@echo "make cover     cover letters: A/B table from the latest bench report, Cc per topic from get_maintainer"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
 	@echo "make profile   perf + bpftrace profile of WORKLOAD= on KERNEL=$(KERNEL) in MODE=$(MODE)"
 
@@ -40,8 +40,8 @@ kernel:
 	scripts/build base bzImage
 	scripts/build series bzImage
 
-# The guest tests need the benchmark's uapi of patch 1: no initramfs for the
-# unpatched base (make bench builds one for bench-base, patches 1-3).
+# The guest tests need the benchmark uapi of the measurement topic: no initramfs for the
+# unpatched base (make bench builds one for bench-base, BENCH_BASE_TOPICS).
 initramfs:
 	scripts/initramfs series
 
