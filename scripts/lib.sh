@@ -127,22 +127,23 @@ bisect_config() {
 }
 
 # load_topics: read patches/TOPICS, the topic series of the stack in stack
-# order, one "NAME COUNT" line each (# comments), into TOPIC_NAME[i],
-# TOPIC_COUNT[i] and TOPIC_TOTAL (the sum). A topic's patches live in
+# order, one "NAME COUNT [RFC]" line each (# comments), into TOPIC_NAME[i],
+# TOPIC_COUNT[i], TOPIC_RFC[i] (1: posted as [RFC PATCH]) and TOPIC_TOTAL
+# (the sum). A topic's patches live in
 # patches/NAME/, its boundary in build/linux is tag topic/NAME (scripts/tree).
 load_topics() {
 	local f="$top/patches/TOPICS" name count extra ln=0 t
 	[ -f "$f" ] || die "no patches/TOPICS: list the topic series of the stack there, one 'NAME COUNT' line each (README.md)"
-	TOPIC_NAME=() TOPIC_COUNT=() TOPIC_TOTAL=0
+	TOPIC_NAME=() TOPIC_COUNT=() TOPIC_RFC=() TOPIC_TOTAL=0
 	while read -r name count extra || [ -n "$name" ]; do
 		ln=$((ln + 1))
 		case "$name" in ''|\#*) continue ;; esac
-		[[ "$name" =~ ^[a-z0-9][a-z0-9._-]*$ && "$name" != series && "$count" =~ ^[1-9][0-9]*$ && -z "$extra" ]] ||
-			die "patches/TOPICS:$ln: want 'NAME COUNT' (NAME lowercase [a-z0-9._-], not 'series'; COUNT > 0), got: $name $count $extra"
+		[[ "$name" =~ ^[a-z0-9][a-z0-9._-]*$ && "$name" != series && "$count" =~ ^[1-9][0-9]*$ && ( -z "$extra" || "$extra" = RFC ) ]] ||
+			die "patches/TOPICS:$ln: want 'NAME COUNT [RFC]' (NAME lowercase [a-z0-9._-], not 'series'; COUNT > 0), got: $name $count $extra"
 		for t in "${TOPIC_NAME[@]}"; do
 			[ "$t" != "$name" ] || die "patches/TOPICS:$ln: topic $name listed twice"
 		done
-		TOPIC_NAME+=("$name") TOPIC_COUNT+=("$count")
+		TOPIC_NAME+=("$name") TOPIC_COUNT+=("$count") TOPIC_RFC+=("$([ -n "$extra" ] && echo 1 || echo 0)")
 		TOPIC_TOTAL=$((TOPIC_TOTAL + count))
 	done < "$f"
 	[ "${#TOPIC_NAME[@]}" -gt 0 ] || die "patches/TOPICS lists no topic"

@@ -74,6 +74,16 @@ FIXTURE_VARIANT_ADD(bench, iova_link_256_2threads) {
 	.mode = DMA_MAP_BENCH_IOVA_LINK_MODE, .granule = 256, .threads = 2,
 };
 
+#ifdef DFP_HAVE_LINK_VEC_MODE
+FIXTURE_VARIANT_ADD(bench, iova_link_vec_16) {
+	.mode = DMA_MAP_BENCH_IOVA_LINK_VEC_MODE, .granule = 16, .threads = 1,
+};
+
+FIXTURE_VARIANT_ADD(bench, iova_link_vec_512_2threads) {
+	.mode = DMA_MAP_BENCH_IOVA_LINK_VEC_MODE, .granule = 512, .threads = 2,
+};
+#endif
+
 /* Modes in which the devices get a translating (DMA or DMA-FQ) domain. */
 static int translated(void)
 {
@@ -123,7 +133,8 @@ TEST_F(bench, runs)
 
 	fill(&m, variant->mode, variant->granule, variant->threads);
 	ret = ioctl(self->fd, DMA_MAP_BENCHMARK, &m);
-	if (variant->mode == DMA_MAP_BENCH_IOVA_LINK_MODE && !translated()) {
+	/* The IOVA-based API needs a translating domain */
+	if (variant->mode >= DMA_MAP_BENCH_IOVA_LINK_MODE && !translated()) {
 		ASSERT_EQ(-1, ret);
 		ASSERT_EQ(EOPNOTSUPP, errno);
 		return;
