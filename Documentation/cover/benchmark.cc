@@ -1,5 +1,7 @@
-# scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback over
-# the patches of topic benchmark (make cover); one address per line.
+# scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback
+# --no-fixes over the patches of topic benchmark (make cover); one address per
+# line. --no-fixes: the base has no history to find a Fixes: commit's
+# authors in.
 "Joerg Roedel (AMD)" <joro@8bytes.org>
 Will Deacon <will@kernel.org>
 Robin Murphy <robin.murphy@arm.com>
