@@ -1,4 +1,5 @@
-# dma-fastpath: every entry point of the project. See README.md.
+# dma-fastpath: every entry point of the project. See README.md and
+# Documentation/reference.md.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -8,16 +9,16 @@ WORKLOAD ?=
 CMD ?= /usr/share/dfp/dfp-check.sh
 
 help:
-	@echo "make deps      install Debian packages, fetch the pinned base source"
+	@echo "make check     the test suite: ends with 'N passed, N failed' (runs make deps first)"
+	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run; runs make deps first)"
+	@echo "make deps      install Debian packages, fetch the pinned base source (seconds once done)"
 	@echo "make tree      build/linux: base commit (tag base) + git am of patches/ (tag series)"
 	@echo "make export    write patches/ and the mirrors back from build/linux (base..fastpath)"
 	@echo "make kernel    build the base and series guest kernels (incremental, ccache)"
 	@echo "make initramfs build the guest initramfs for the series kernel"
 	@echo "make kunit     generic_pt KUnit under UML on the series (KUNIT_SLOW=1 adds timing cases)"
 	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
-	@echo "make check     the test suite: ends with 'N passed, N failed'"
 	@echo "make stress    debug kernel: fio verify + dma_map_benchmark + fault injection (STRESS_MINUTES=30)"
-	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run)"
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
 	@echo "make icount    instructions per DMA map/unmap under QEMU -icount (KERNELS='bench-base series')"
 	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
@@ -51,7 +52,7 @@ kunit:
 vm:
 	scripts/vm -k $(KERNEL) $(MODE) -- $(CMD)
 
-check:
+check: deps
 	scripts/check
 
 # Debug kernel (KASAN, DMA-API debug, kmemleak, fault injection), fio verify
@@ -60,7 +61,7 @@ stress:
 	scripts/stress
 
 # Debian's python3 (scipy, matplotlib), whatever python3 comes first in PATH.
-bench:
+bench: deps
 	/usr/bin/python3 bench/run.py
 
 # One workload under perf record and bpftrace in the guest (bench/trace/).
