@@ -33,7 +33,15 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
 ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
 FAMILIES = os.environ.get('FAMILIES', 'static icount kunit kunit-retpoline dma_map_benchmark fio xdp').split()
-KERNELS = {'base': 'bench-base', 'series': 'series'}
+# AA=1: an A/A run, the series kernel on both sides (labelled base and
+# series as usual): what the method reports when nothing changed.
+AA = os.environ.get('AA', '0') == '1'
+KERNELS = {'base': 'series' if AA else 'bench-base', 'series': 'series'}
+# AB: simultaneous (both kernels' guests at once, one host CPU each) or
+# sequential (one guest after the other, each with the whole host).
+AB = os.environ.get('AB', 'simultaneous')
+if AB not in ('simultaneous', 'sequential'):
+    raise SystemExit(f'bench: AB={AB}: simultaneous or sequential')
 
 # Guest points. dma_map_benchmark modes: 0 single, 1 sg, 2 IOVA link.
 DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
@@ -266,7 +274,8 @@ def mttcg_int3(rundir):
     return os.path.exists(con) and 'Oops: int3' in open(con, errors='replace').read()
 
 
-def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
+def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
+    """scripts/vm command line, environment and run directory of one boot."""
     rundir = os.path.join(raw, f'r{rnd}-{mode}-{kernel}' + ('' if attempt == 1 else f'-try{attempt}'))
     shutil.rmtree(rundir, ignore_errors=True)
     gparts = ' '.join('dmabench' if p.startswith('dmabench') else p for p in parts)
@@ -276,29 +285,34 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
     # Documentation/testing.md). make check keeps thread=single, which
     # never took the boot-time int3 Oops that MTTCG sometimes takes.
     env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900', VM_TCG_THREAD='multi')
+    if sync:
+        # Two guests at once: each its own disk image (QEMU locks an image).
+        env['VM_DISK_IMG'] = os.path.join(TOP, 'build', 'guest', f'nvme-{kernel}.img')
     envline = ' '.join(f'{k}={v}' for k, v in TIMES.items())
     # nvme_core.io_timeout: a completion the emulated NVMe loses (see
-    # parse below) costs 5 s instead of 30 before the abort recovers it.
+    # parse_guest) costs 5 s instead of 30 before the abort recovers it.
     cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a', 'dma_debug=off nvme_core.io_timeout=5',
            mode, '--', 'env',
            f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
-           f'XDP_ACTIONS={XDP_ACTIONS}'] + XDP_GEN + envline.split() + ['/usr/share/dfp/bench/all.sh']
-    r = sh(cmd, env=env, check=False, capture=True)
-    with open(os.path.join(rundir, 'host.log'), 'w') as f:
-        f.write(r.stdout)
-    if attempt == 1 and (('fio' in gparts and nvme_timeouts(rundir)) or mttcg_int3(rundir)):
-        # A test-bed fault, not a measurement: run this boot once more (the
-        # first try stays in raw/ for the record).
-        log(f'  test-bed fault in the guest (NVMe I/O timeouts or MTTCG int3): '
-            f'repeating {mode} {kernel} once')
-        return run_guest(res, mode, parts, kernel, rnd, raw, attempt + 1)
-    if r.returncode:
-        res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {r.returncode} ({rundir})')
+           f'XDP_ACTIONS={XDP_ACTIONS}', f'AB_SYNC={int(sync)}'] + XDP_GEN + envline.split() + \
+        ['/usr/share/dfp/bench/all.sh']
+    return cmd, env, rundir
+
+
+def testbed_fault(rundir, parts):
+    """A fault of the test bed, not a measurement: NVMe I/O timeouts or the
+    MTTCG int3 Oops. Such a boot is run once more."""
+    return ('fio' in parts and nvme_timeouts(rundir)) or mttcg_int3(rundir)
+
+
+def parse_guest(res, rundir, rc, mode, parts, kernel, rnd):
+    if rc:
+        res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {rc} ({rundir})')
     out = os.path.join(rundir, 'out')
-    if 'dmabench' in gparts:
+    if any(p.startswith('dmabench') for p in parts):
         p = os.path.join(out, 'dmabench.txt')
         parse_dmabench(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
-    if 'fio' in gparts and nvme_timeouts(rundir):
+    if 'fio' in parts and nvme_timeouts(rundir):
         # The emulated NVMe lost completions (QEMU, seen under host load):
         # the I/O waited for the timeout and abort, so this run's fio figures
         # measure the timeout, not the mapping path. Record them as missing.
@@ -308,14 +322,103 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
             for metric, unit, better in (('iops', 'IOPS', 'higher'), ('lat_mean_us', 'us', 'lower'),
                                          ('lat_p99_us', 'us', 'lower')):
                 res.add('fio', job, mode, kernel, rnd, metric, None, unit, better)
-    elif 'fio' in gparts and os.path.exists(os.path.join(out, 'fio.json')):
-        try:
-            parse_fio(res, os.path.join(out, 'fio.json'), mode, kernel, rnd)
-        except (ValueError, KeyError) as e:
-            res.failures.append(f'fio {mode} {kernel} round {rnd}: bad JSON: {e}')
-    if 'xdp' in gparts:
+    elif 'fio' in parts:
+        # One fio.json, or (simultaneous guests) one fio-JOB.json per job.
+        paths = [os.path.join(out, 'fio.json')] + [os.path.join(out, f'fio-{j}.json') for j in FIO_JOBS]
+        for path in (p for p in paths if os.path.exists(p)):
+            try:
+                parse_fio(res, path, mode, kernel, rnd)
+            except (ValueError, KeyError) as e:
+                res.failures.append(f'fio {mode} {kernel} round {rnd}: bad JSON in {path}: {e}')
+    if 'xdp' in parts:
         p = os.path.join(out, 'xdp.txt')
         parse_xdp(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
+
+
+def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
+    """One boot, alone on the host (AB=sequential)."""
+    cmd, env, rundir = guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync=False)
+    r = sh(cmd, env=env, check=False, capture=True)
+    with open(os.path.join(rundir, 'host.log'), 'w') as f:
+        f.write(r.stdout)
+    if attempt == 1 and testbed_fault(rundir, parts):
+        log(f'  test-bed fault in the guest (NVMe I/O timeouts or MTTCG int3): '
+            f'repeating {mode} {kernel} once')
+        return run_guest(res, mode, parts, kernel, rnd, raw, attempt + 1)
+    parse_guest(res, rundir, r.returncode, mode, parts, kernel, rnd)
+
+
+def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
+    """Both kernels' boots at the same time (AB=simultaneous): one QEMU per
+    kernel, each held on its own host CPU (taskset), started in `order`.
+
+    The guests meet at every workload step (bench/guest/lib.sh ab_sync):
+    the host starts a step in both when both have reached it, so the two
+    kernels run each fio job, XDP action and dma_map_benchmark point at the
+    same moments of the host. Recorded per boot (family testbed): the
+    QEMU process tree's CPU time over its wall time (the guest's share of
+    the host), and per pair the steps started together and the longest
+    wait of one guest for the other."""
+    boots = {}
+    for k in order:
+        cmd, env, rundir = guest_cmd(mode, parts, k, rnd, raw, attempt, sync=True)
+        os.makedirs(os.path.join(rundir, 'out', 'sync'), exist_ok=True)
+        e = dict(os.environ)
+        e.update(env)
+        logf = open(os.path.join(rundir, 'host.log'), 'w')
+        p = subprocess.Popen(['taskset', '-c', str(cpus[k])] + cmd, cwd=TOP, env=e, text=True,
+                             stdout=logf, stderr=subprocess.STDOUT)
+        boots[k] = dict(p=p, rundir=rundir, log=logf, t0=time.time(), rc=None, ru=None,
+                        sync=os.path.join(rundir, 'out', 'sync'))
+    started, alone, waits, ready_at = 0, 0, [], {}
+    while any(b['rc'] is None for b in boots.values()):
+        for k, b in boots.items():
+            if b['rc'] is None:
+                pid, status, ru = os.wait4(b['p'].pid, os.WNOHANG)
+                if pid:
+                    b['rc'] = os.waitstatus_to_exitcode(status)
+                    b['p'].returncode = b['rc']
+                    b['ru'], b['wall'] = ru, time.time() - b['t0']
+        now = time.time()
+        steps = {}
+        for k, b in boots.items():
+            try:
+                names = os.listdir(b['sync'])
+            except OSError:
+                continue
+            for n in names:
+                if n.endswith('.ready') and n[:-6] + '.go' not in names:
+                    steps.setdefault(n[:-6], set()).add(k)
+                    ready_at.setdefault((n[:-6], k), now)
+        for step, ks in steps.items():
+            others_gone = all(boots[o]['rc'] is not None for o in boots if o not in ks)
+            if len(ks) == len(boots) or others_gone:
+                for k in ks:
+                    open(os.path.join(boots[k]['sync'], step + '.go'), 'w').close()
+                if len(ks) == len(boots):
+                    started += 1
+                    t = [ready_at[(step, k)] for k in ks]
+                    waits.append(max(t) - min(t))
+                else:
+                    alone += 1
+        time.sleep(0.02)
+    for k, b in boots.items():
+        b['log'].close()
+    if attempt == 1 and any(testbed_fault(b['rundir'], parts) for b in boots.values()):
+        log(f'  test-bed fault in a guest (NVMe I/O timeouts or MTTCG int3): '
+            f'repeating the {mode} pair once')
+        return run_pair(res, mode, parts, order, cpus, rnd, raw, attempt + 1)
+    for k, b in boots.items():
+        cpu = b['ru'].ru_utime + b['ru'].ru_stime
+        res.add('testbed', 'guest-cpu-share', mode, k, rnd, 'cpu_share',
+                round(cpu / b['wall'], 3), 'CPU', 'higher')
+        res.add('testbed', 'guest-wall', mode, k, rnd, 'wall_s', round(b['wall'], 1), 's', 'lower')
+        parse_guest(res, b['rundir'], b['rc'], mode, parts, k, rnd)
+    if alone:
+        res.failures.append(f'guest {mode} round {rnd}: {alone} steps ran in one guest alone '
+                            f'(the other had ended)')
+    log(f'  {started} steps started together, longest wait {max(waits, default=0):.2f} s; '
+        + ', '.join(f'{k} {boots[k]["wall"]:.0f} s' for k in order))
 
 
 def main():
@@ -325,7 +428,8 @@ def main():
     os.makedirs(raw, exist_ok=True)
     res = Results(os.path.join(rdir, 'results.jsonl'))
     modes = os.environ.get('MODES', ' '.join(MODE_PARTS)).split()
-    log(f'results in {os.path.relpath(rdir, TOP)}; rounds: warm-up + {ROUNDS}; '
+    log(f'results in {os.path.relpath(rdir, TOP)}; {"A/A (series on both sides), " if AA else ""}'
+        f'guests {AB}; rounds: warm-up + {ROUNDS}; '
         f'families: {" ".join(FAMILIES)}; modes: {" ".join(modes)}{"; QUICK" if QUICK else ""}')
 
     log('applying the series (make tree)')
@@ -338,7 +442,10 @@ def main():
             sh(['scripts/initramfs', ref])
     hashes = {k: sh(['git', '-C', 'build/linux', 'rev-parse', ref], capture=True).stdout.strip()
               for k, ref in KERNELS.items()}
-    meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK,
+    meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK, ab=AB, aa=AA,
+                command=' '.join(f'{k}={os.environ[k]}' for k in
+                                 ('AA', 'AB', 'ROUNDS', 'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE')
+                                 if k in os.environ) + ' make bench',
                 kernels={k: f'{KERNELS[k]} {hashes[k]}' for k in KERNELS},
                 cpus=os.cpu_count(),
                 qemu=sh(['qemu-system-x86_64', '--version'], capture=True).stdout.splitlines()[0],
@@ -384,6 +491,13 @@ def main():
         for mode in modes:
             parts = [p for p in MODE_PARTS[mode] if PART_FAMILY[p] in FAMILIES]
             if not parts:
+                continue
+            if AB == 'simultaneous':
+                # Start order flips every round, host CPUs every two.
+                cpus = {k: (i + rnd // 2) % 2 for i, k in enumerate(KERNELS)}
+                log(f'round {tag}: {mode}, {" and ".join(order)} at once '
+                    f'({", ".join(f"{k} on CPU {cpus[k]}" for k in KERNELS)}): {" ".join(parts)}')
+                run_pair(res, mode, parts, order, cpus, rnd, raw)
                 continue
             for k in order:
                 log(f'round {tag}: {mode} {k}: {" ".join(parts)}')

@@ -14,6 +14,7 @@ for p in "$@"; do
 	IFS=: read m g t <<-EOF2
 	$p
 	EOF2
+	ab_sync "dmabench-$m-$g-$t"
 	if [ "$m" = 2 ]; then
 		out=$(dma_map_benchmark -m 3 -g "$g" -t "$t" -s "$secs" 2>&1) || true
 		case "$out" in

@@ -16,6 +16,23 @@ bind_edu() {
 	return 1
 }
 
+# ab_sync NAME: with AB_SYNC=1 (make bench's simultaneous A/B guests: one
+# base and one series guest running the same workloads), report that step
+# NAME is reached (/out/sync/NAME.ready) and wait until the host starts it
+# in both guests at once (/out/sync/NAME.go). After 300 s without a go the
+# step runs anyway, and the host records the pair as not simultaneous.
+ab_sync() {
+	[ "${AB_SYNC:-0}" = 1 ] || return 0
+	mkdir -p /out/sync
+	: > "/out/sync/$1.ready"
+	local i=0
+	until [ -e "/out/sync/$1.go" ]; do
+		i=$((i + 1))
+		[ $i -le 6000 ] || { echo "ab_sync $1: no go from the host" >&2; return 0; }
+		sleep 0.05
+	done
+}
+
 # pci_of_mac MAC: the PCI device (BDF) under a NIC's virtio device.
 pci_of_mac() {
 	local n

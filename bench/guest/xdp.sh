@@ -48,6 +48,7 @@ for action in "$@"; do
 	a=$action
 	[ "$a" = redirect ] && a=redirect:$red
 	# pktgen count 0 runs until stopped; let it reach its rate first.
+	ab_sync "xdp-$action"
 	pktgen_send "$gen" $NIC_XDP_MAC 0 60 &
 	pg=$!
 	sleep 1
