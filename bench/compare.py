@@ -216,6 +216,55 @@ def verdict(better, base, series, p, alpha):
     return direction if p < alpha else "="
 
 
+CI_LEVEL = 0.95
+BOOTSTRAP_RESAMPLES = 4000
+
+
+def ratio_interval(by_round, values):
+    """series/base ratio with a 95% interval, or None.
+
+    Paired where both kernels have a value in the same round (the two
+    guests of a round run at the same moments, or one right after the
+    other), at least MIN_N such rounds and all values positive: the
+    geometric mean of the per-round ratios, with a Student t interval on
+    their logarithms. Otherwise, with MIN_N values on each side: the ratio
+    of the medians with a percentile bootstrap interval (seeded, so a
+    report is reproducible)."""
+    rounds = sorted(set(by_round["base"]) & set(by_round["series"]))
+    pairs = [(by_round["base"][r], by_round["series"][r]) for r in rounds]
+    if len(pairs) >= MIN_N and all(b > 0 and s > 0 for b, s in pairs):
+        from scipy.stats import t as student_t
+        logs = [math.log(s / b) for b, s in pairs]
+        n = len(logs)
+        mean = statistics.fmean(logs)
+        half = (student_t.ppf(0.5 + CI_LEVEL / 2, n - 1)
+                * statistics.stdev(logs) / math.sqrt(n))
+        return {"ratio": math.exp(mean), "low": math.exp(mean - half),
+                "high": math.exp(mean + half), "method": "paired", "n": n}
+    b, s = values["base"], values["series"]
+    if len(b) < MIN_N or len(s) < MIN_N or statistics.median(b) <= 0:
+        return None
+    import random
+    rng = random.Random(1)
+    boots = []
+    for _ in range(BOOTSTRAP_RESAMPLES):
+        mb = statistics.median(rng.choices(b, k=len(b)))
+        if mb > 0:
+            boots.append(statistics.median(rng.choices(s, k=len(s))) / mb)
+    boots.sort()
+    lo = boots[int((1 - CI_LEVEL) / 2 * (len(boots) - 1))]
+    hi = boots[int((1 + CI_LEVEL) / 2 * (len(boots) - 1))]
+    return {"ratio": statistics.median(s) / statistics.median(b), "low": lo,
+            "high": hi, "method": "bootstrap", "n": min(len(b), len(s))}
+
+
+def interval_mark(ci):
+    """'<>1' when the interval excludes 1 (a change), '' when it holds 1."""
+    if ci is None:
+        return "n/a"
+    return "<>1" if ci["low"] > 1 or ci["high"] < 1 else ""
+
+
 def group_records(records, keep_warmup):
     """Group the records used into rows; return (groups, info).
 
@@ -239,6 +288,7 @@ def group_records(records, keep_warmup):
         if g is None:
             g = groups[key] = {
                 "values": {"base": [], "series": []},
+                "by_round": {"base": {}, "series": {}},
                 "missing": {"base": 0, "series": 0},
                 "unit": r["unit"], "better": r["better"], "line": r["line"],
             }
@@ -255,6 +305,7 @@ def group_records(records, keep_warmup):
             g["missing"][k] += 1
         else:
             g["values"][k].append(r["value"])
+            g["by_round"][k].setdefault(r["round"], r["value"])
         dkey = (key, k, r["round"])
         if dkey in seen:
             duplicates.append((r["line"], seen[dkey]))
@@ -289,6 +340,7 @@ def build_rows(groups, alpha):
         b = side_stats(g["values"]["base"])
         s = side_stats(g["values"]["series"])
         p = mann_whitney_p(g["values"]["base"], g["values"]["series"])
+        ci = ratio_interval(g["by_round"], g["values"])
         rows.append({
             "family": family, "workload": workload, "mode": mode,
             "metric": metric, "unit": g["unit"], "better": g["better"],
@@ -300,6 +352,7 @@ def build_rows(groups, alpha):
                                alpha),
             "ratio": None,
             "lazy_ratio": None,
+            "ci": ci, "ci_mark": interval_mark(ci),
         })
     add_pt_ratios(rows)
     add_lazy_ratios(rows)
@@ -393,6 +446,12 @@ def fmt_ratio(ratio):
                       for k in KERNELS)
 
 
+def fmt_ci(ci):
+    if ci is None:
+        return "-"
+    return f"{ci['ratio']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]"
+
+
 def fmt_n(row):
     return f"{row['base']['n']}/{row['series']['n']}"
 
@@ -463,6 +522,11 @@ DEFINITIONS = [
     "sig: two-sided Mann–Whitney U test of base vs series values; `*` p < "
     "alpha, `**` p < alpha/5, blank not significant, `n/a` fewer than "
     f"{MIN_N} values on a side.",
+    f"s/b [{CI_LEVEL:.0%} CI]: series ÷ base with a {CI_LEVEL:.0%} interval: "
+    "paired by round (geometric mean of the per-round ratios, t interval "
+    f"of their logarithms) when at least {MIN_N} rounds have both, else "
+    "the ratio of the medians with a percentile bootstrap interval; "
+    "`<>1` marks an interval that excludes 1.",
     "+/-: `+` series significantly better (given the metric's better "
     "direction), `-` significantly worse, `=` not significant; in "
     "parentheses, the raw direction of an untested (`n/a`) change.",
@@ -478,11 +542,11 @@ DEFINITIONS = [
 MD_COLUMNS = ["workload", "mode", "metric", "unit", "better",
               "base median ± spread", "base min..max",
               "series median ± spread", "series min..max",
-              "change", "sig", "p", "+/-", "n b/s", "missing b/s",
-              "ratio to pt b / s", "strict/lazy b / s"]
+              "change", "s/b [95% CI]", "CI", "sig", "p", "+/-", "n b/s",
+              "missing b/s", "ratio to pt b / s", "strict/lazy b / s"]
 
 TXT_COLUMNS = ["workload", "mode", "metric", "unit", "base", "series",
-               "change", "sig", "p", "+/-", "n b/s", "miss", "ratio to pt",
+               "change", "s/b [95% CI]", "CI", "sig", "p", "+/-", "n b/s", "miss", "ratio to pt",
                "strict/lazy"]
 TXT_RIGHT = {"base", "series", "change", "p", "n b/s", "miss"}
 
@@ -495,7 +559,7 @@ def md_row_cells(r):
     return [r["workload"], r["mode"], r["metric"], r["unit"], r["better"],
             fmt_med(r["base"]), fmt_range(r["base"]),
             fmt_med(r["series"]), fmt_range(r["series"]),
-            fmt_pct(r["change_pct"]), r["sig"], fmt_p(r["p"]), r["verdict"],
+            fmt_pct(r["change_pct"]), fmt_ci(r["ci"]), r["ci_mark"], r["sig"], fmt_p(r["p"]), r["verdict"],
             fmt_n(r), fmt_missing(r), fmt_ratio(r["ratio"]),
             fmt_ratio(r["lazy_ratio"])]
 
@@ -503,7 +567,7 @@ def md_row_cells(r):
 def txt_row_cells(r):
     return [r["workload"], r["mode"], r["metric"], r["unit"],
             fmt_med(r["base"]), fmt_med(r["series"]),
-            fmt_pct(r["change_pct"]), r["sig"], fmt_p(r["p"]), r["verdict"],
+            fmt_pct(r["change_pct"]), fmt_ci(r["ci"]), r["ci_mark"], r["sig"], fmt_p(r["p"]), r["verdict"],
             fmt_n(r), fmt_missing(r), fmt_ratio(r["ratio"]),
             fmt_ratio(r["lazy_ratio"])]
 
@@ -565,7 +629,14 @@ def build_summary(rows):
             "n_base": r["base"]["n"], "n_series": r["series"]["n"],
             "missing_base": r["missing"]["base"],
             "missing_series": r["missing"]["series"],
+            "ratio": None, "ratio_ci_low": None, "ratio_ci_high": None,
+            "ratio_ci_method": None, "ratio_excludes_1": None,
         }
+        if r["ci"] is not None:
+            entry.update(ratio=r["ci"]["ratio"], ratio_ci_low=r["ci"]["low"],
+                         ratio_ci_high=r["ci"]["high"],
+                         ratio_ci_method=r["ci"]["method"],
+                         ratio_excludes_1=r["ci_mark"] == "<>1")
         if r["family"] in RATIO_FAMILIES:
             entry["ratio_to_pt"] = r["ratio"]
             if r["lazy_ratio"] is not None:

@@ -447,5 +447,74 @@ class TestHelpers(unittest.TestCase):
         self.assertEqual(v("lower", None, 1, None, 0.05), "")
 
 
+@unittest.skipUnless(HAVE_SCIPY, NEED)
+class TestRatioInterval(unittest.TestCase):
+    """series/base with a 95% interval, paired by round or bootstrapped."""
+
+    @staticmethod
+    def rounds(base, series):
+        return {"base": dict(enumerate(base, 1)),
+                "series": dict(enumerate(series, 1))}
+
+    def test_paired_change_excludes_1(self):
+        # Rounds move both kernels together (the host's moments); the
+        # series is 10% faster in each: a paired interval sees it.
+        base = [100, 140, 90, 120, 110]
+        series = [b * 1.1 for b in base]
+        ci = compare.ratio_interval(self.rounds(base, series),
+                                    {"base": base, "series": series})
+        self.assertEqual(ci["method"], "paired")
+        self.assertAlmostEqual(ci["ratio"], 1.1)
+        self.assertLess(ci["low"], 1.1 + 1e-9)
+        self.assertGreater(ci["low"], 1.0)
+        self.assertEqual(compare.interval_mark(ci), "<>1")
+
+    def test_paired_noise_holds_1(self):
+        base = [100, 140, 90, 120, 110]
+        series = [103, 135, 92, 118, 111]
+        ci = compare.ratio_interval(self.rounds(base, series),
+                                    {"base": base, "series": series})
+        self.assertLess(ci["low"], 1.0)
+        self.assertGreater(ci["high"], 1.0)
+        self.assertEqual(compare.interval_mark(ci), "")
+
+    def test_identical_is_exactly_1(self):
+        v = [5, 6, 7]
+        ci = compare.ratio_interval(self.rounds(v, v), {"base": v, "series": v})
+        self.assertEqual((ci["ratio"], ci["low"], ci["high"]), (1.0, 1.0, 1.0))
+        self.assertEqual(compare.interval_mark(ci), "")
+
+    def test_unpaired_bootstrap(self):
+        # No round with both kernels: the ratio of medians, bootstrapped.
+        by_round = {"base": {1: 100, 3: 101, 5: 99},
+                    "series": {2: 80, 4: 81, 6: 79}}
+        ci = compare.ratio_interval(by_round, {"base": [100, 101, 99],
+                                               "series": [80, 81, 79]})
+        self.assertEqual(ci["method"], "bootstrap")
+        self.assertAlmostEqual(ci["ratio"], 0.8)
+        self.assertLessEqual(ci["high"], 81 / 99 + 1e-9)
+        self.assertEqual(compare.interval_mark(ci), "<>1")
+
+    def test_too_few(self):
+        self.assertIsNone(compare.ratio_interval(self.rounds([1, 2], [1, 2]),
+                                                 {"base": [1, 2], "series": [1, 2]}))
+        self.assertEqual(compare.interval_mark(None), "n/a")
+
+    def test_in_summary(self):
+        recs = series_rows("fio", "w", "intel-strict", "iops", "IOPS", "higher",
+                           1000, 1100)
+        for i, r in enumerate(recs):
+            r["line"] = i + 1
+        groups, _ = compare.group_records(recs, False)
+        summary = compare.build_summary(compare.build_rows(groups, 0.05))
+        e = summary["fio.w.intel-strict.iops"]
+        self.assertEqual(e["ratio_ci_method"], "paired")
+        self.assertTrue(e["ratio_excludes_1"])
+        # Both kernels get the same per-round jitter: every round's ratio
+        # is 1.1, and so is the whole interval.
+        self.assertAlmostEqual(e["ratio_ci_low"], 1.1)
+        self.assertAlmostEqual(e["ratio_ci_high"], 1.1)
+
+
 if __name__ == "__main__":
     unittest.main()
