@@ -216,6 +216,17 @@ def verdict(better, base, series, p, alpha):
     return direction if p < alpha else "="
 
 
+# The rows a reader looks at first, in every IOMMU mode they were run in:
+# the report's first table. An A/A run (one kernel on both sides) should
+# leave each of these unmarked and its interval within HEADLINE_BAND.
+HEADLINE = (("fio", "randread-4k-qd32", "iops"), ("fio", "seqread-128k-qd8", "iops"),
+            ("xdp", "tx", "pps"), ("xdp", "redirect", "pps"),
+            ("dma_map_benchmark", "single-1p-1t", "map_p50_ns"),
+            ("dma_map_benchmark", "single-1p-1t", "unmap_p50_ns"),
+            ("dma_map_benchmark", "sg-256p-1t", "map_p50_ns"),
+            ("dma_map_benchmark", "sg-256p-1t", "unmap_p50_ns"))
+HEADLINE_MODES = ("intel-strict", "intel-lazy", "intel-pt")
+HEADLINE_BAND = 0.05
 CI_LEVEL = 0.95
 BOOTSTRAP_RESAMPLES = 4000
 
@@ -230,7 +241,7 @@ def ratio_interval(by_round, values):
     their logarithms. Otherwise, with MIN_N values on each side: the ratio
     of the medians with a percentile bootstrap interval (seeded, so a
     report is reproducible)."""
-    rounds = sorted(set(by_round["base"]) & set(by_round["series"]))
+    rounds = sorted(set(by_round["base"]) & set(by_round["series"])) if by_round else []
     pairs = [(by_round["base"][r], by_round["series"][r]) for r in rounds]
     if len(pairs) >= MIN_N and all(b > 0 and s > 0 for b, s in pairs):
         from scipy.stats import t as student_t
@@ -332,7 +343,7 @@ def group_records(records, keep_warmup):
     return [(key, groups[key]) for key in order], info
 
 
-def build_rows(groups, alpha):
+def build_rows(groups, alpha, paired=True):
     """Statistics of each grouped row (needs scipy); return the rows."""
     rows = []
     for key, g in groups:
@@ -340,7 +351,7 @@ def build_rows(groups, alpha):
         b = side_stats(g["values"]["base"])
         s = side_stats(g["values"]["series"])
         p = mann_whitney_p(g["values"]["base"], g["values"]["series"])
-        ci = ratio_interval(g["by_round"], g["values"])
+        ci = ratio_interval(g["by_round"] if paired else None, g["values"])
         rows.append({
             "family": family, "workload": workload, "mode": mode,
             "metric": metric, "unit": g["unit"], "better": g["better"],
@@ -572,12 +583,45 @@ def txt_row_cells(r):
             fmt_ratio(r["lazy_ratio"])]
 
 
+def headline_rows(rows):
+    by = {(r["family"], r["workload"], r["metric"], r["mode"]): r for r in rows}
+    return [by[h + (m,)] for h in HEADLINE for m in HEADLINE_MODES
+            if h + (m,) in by]
+
+
+def within_band(ci):
+    return (ci is not None and ci["low"] >= 1 - HEADLINE_BAND
+            and ci["high"] <= 1 + HEADLINE_BAND)
+
+
+def headline_lines(rows):
+    """Plain-text lines of the headline table (report and stdout)."""
+    hl = headline_rows(rows)
+    if not hl:
+        return []
+    out = [f"Headline rows: series/base [{CI_LEVEL:.0%} CI]; `<>1`: the interval "
+           f"excludes 1; band: the interval within ±{HEADLINE_BAND:.0%}", ""]
+    width = max(len(f"{r['family']} {r['workload']} {r['metric']} {r['mode']}") for r in hl)
+    for r in hl:
+        name = f"{r['family']} {r['workload']} {r['metric']} {r['mode']}"
+        out.append(f"    {name:<{width}}  {fmt_ci(r['ci']):>24}  {r['ci_mark']:>3}  "
+                   f"{'in band' if within_band(r['ci']) else 'OUT of band'}")
+    n_in = sum(within_band(r["ci"]) for r in hl)
+    n_marked = sum(r["ci_mark"] == "<>1" for r in hl)
+    out += ["", f"{len(hl)} headline rows: {n_marked} marked, {n_in} in band"]
+    return out
+
+
 def render_markdown(rows, facts):
     out = ["# dma-fastpath benchmark comparison: base vs series", ""]
     for label, value in facts:
         out.append(f"- **{md_escape(label)}**: {md_escape(value)}")
     out += ["", "Definitions:", ""]
     out += [f"- {d}" for d in DEFINITIONS]
+    hl = headline_lines(rows)
+    if hl:
+        out += ["", "## Headline rows", ""]
+        out += [hl[0], ""] + ["```"] + hl[2:-2] + ["```", "", hl[-1]]
     for family, frows in by_family(rows).items():
         out += ["", f"## {md_escape(family)}", ""]
         out.append("| " + " | ".join(MD_COLUMNS) + " |")
@@ -600,6 +644,9 @@ def render_text(rows, facts):
     out.append("spread = (max-min)/2; change = series vs base; "
                "sig: * p<alpha, ** p<alpha/5 (Mann-Whitney U); "
                "+/-: + better, - worse, = not significant")
+    hl = headline_lines(rows)
+    if hl:
+        out += [""] + hl
     for family, frows in by_family(rows).items():
         cells = [TXT_COLUMNS] + [txt_row_cells(r) for r in frows]
         widths = [max(len(str(c[i])) for c in cells)
@@ -631,6 +678,8 @@ def build_summary(rows):
             "missing_series": r["missing"]["series"],
             "ratio": None, "ratio_ci_low": None, "ratio_ci_high": None,
             "ratio_ci_method": None, "ratio_excludes_1": None,
+            "headline": any((r["family"], r["workload"], r["metric"]) == h
+                            and r["mode"] in HEADLINE_MODES for h in HEADLINE),
         }
         if r["ci"] is not None:
             entry.update(ratio=r["ci"]["ratio"], ratio_ci_low=r["ci"]["low"],
@@ -827,13 +876,16 @@ def main(argv=None):
         records = load_records(os.path.join(args.resultdir, RESULTS))
         groups, info = group_records(records, args.keep_warmup)
         check_deps(not args.no_plots)
-        rows = build_rows(groups, args.alpha)
+        meta, meta_problem = load_meta(args.resultdir)
+        # A run whose kernels were not measured at the same moments (one
+        # boot per kernel, bench/hw-run) says so: no pairing by round.
+        rows = build_rows(groups, args.alpha,
+                          paired=(meta or {}).get("paired", True) is not False)
         summary = build_summary(rows)
     except InputError as e:
         print(f"compare.py: error: {e}", file=sys.stderr)
         return 2
 
-    meta, meta_problem = load_meta(args.resultdir)
     facts = header_lines(args.resultdir, info, args.alpha, args.keep_warmup,
                          meta, meta_problem)
     report_path = os.path.join(args.resultdir, REPORT)

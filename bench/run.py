@@ -158,6 +158,27 @@ def text_layout(objdir):
     return layout
 
 
+KUNIT_GLOB = '*.test_time_*'
+
+
+def kunit_image(kernel, retpoline):
+    """The UML image scripts/kunit built for kernel (KUNIT_NODEBUG=1)."""
+    return os.path.join(TOP, 'build', f'kunit-{KERNELS[kernel]}{"-retpoline" if retpoline else ""}-nodebug',
+                        'linux')
+
+
+def parse_kunit(res, text, mode, kernel, rnd):
+    """The '# timing:' lines of the KUnit timing cases; their number."""
+    pat = re.compile(r'# timing: fmt=(\S+) case=(\S+) iters=(\d+) avg_ns=(\d+) min_ns=(\d+)')
+    n = 0
+    for m in pat.finditer(text):
+        fmt, case, _, avg, mn = m.groups()
+        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'avg_ns', int(avg), 'ns', 'lower')
+        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'min_ns', int(mn), 'ns', 'lower')
+        n += 1
+    return n
+
+
 def run_kunit(res, kernel, rnd, raw, retpoline=False):
     """generic_pt KUnit timing cases under UML; '# timing:' lines.
 
@@ -165,28 +186,48 @@ def run_kunit(res, kernel, rnd, raw, retpoline=False):
     CONFIG_DEBUG_GENERIC_PT, whose self-checks cost as much as the work on
     the small cases; functions on 64 bytes, so that where a function lands
     does not move another's time; x86_64's code generation for globals
-    and struct page. With
-    retpoline, UML is built with GCC's retpoline thunks (mode
-    uml-retpoline): what an indirect call costs a retpolined x86 kernel,
-    measured natively."""
+    and struct page. With retpoline, UML is built with GCC's retpoline
+    thunks (mode uml-retpoline): what an indirect call costs a retpolined
+    x86 kernel, measured natively. scripts/kunit builds the image and runs
+    it (the warm-up round, and every round with AB=sequential)."""
     mode = 'uml-retpoline' if retpoline else 'uml'
     out = os.path.join(raw, f'kunit-r{rnd}-{kernel}{"-retpoline" if retpoline else ""}.log')
     # kunit.py takes the suite.test glob as a positional argument.
-    r = sh(['scripts/kunit', KERNELS[kernel], '*.test_time_*', '--raw_output=kunit'],
+    r = sh(['scripts/kunit', KERNELS[kernel], KUNIT_GLOB, '--raw_output=kunit'],
            env={'KUNIT_SLOW': '1', 'KUNIT_NODEBUG': '1',
                 'KUNIT_RETPOLINE': '1' if retpoline else '0'},
            check=False, capture=True)
     with open(out, 'w') as f:
         f.write(r.stdout)
-    pat = re.compile(r'# timing: fmt=(\S+) case=(\S+) iters=(\d+) avg_ns=(\d+) min_ns=(\d+)')
-    n = 0
-    for m in pat.finditer(r.stdout):
-        fmt, case, _, avg, mn = m.groups()
-        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'avg_ns', int(avg), 'ns', 'lower')
-        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'min_ns', int(mn), 'ns', 'lower')
-        n += 1
+    n = parse_kunit(res, r.stdout, mode, kernel, rnd)
     if r.returncode or n == 0:
         res.failures.append(f'kunit {mode} {kernel} round {rnd}: rc {r.returncode}, {n} timing lines ({out})')
+
+
+def run_kunit_pair(res, order, cpus, rnd, raw, retpoline=False):
+    """The two kernels' KUnit timing images at the same time, each held on
+    its own host CPU (AB=simultaneous), started in `order`: the images the
+    warm-up round built, run as kunit.py runs them."""
+    mode = 'uml-retpoline' if retpoline else 'uml'
+    procs = {}
+    for k in order:
+        out = os.path.join(raw, f'kunit-r{rnd}-{k}{"-retpoline" if retpoline else ""}.log')
+        cmd = ['taskset', '-c', str(cpus[k]), kunit_image(k, retpoline), 'mem=1G', 'console=tty',
+               'kunit_shutdown=halt', f'kunit.filter_glob={KUNIT_GLOB}', 'kunit.enable=1']
+        f = open(out, 'w')
+        procs[k] = (subprocess.Popen(cmd, cwd=TOP, stdin=subprocess.DEVNULL, stdout=f,
+                                     stderr=subprocess.STDOUT), f, out)
+    for k in order:
+        p, f, out = procs[k]
+        try:
+            rc = p.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        f.close()
+        n = parse_kunit(res, open(out, errors='replace').read(), mode, k, rnd)
+        if rc or n == 0:
+            res.failures.append(f'kunit {mode} {k} round {rnd}: rc {rc}, {n} timing lines ({out})')
 
 
 def dmabench_points(text):
@@ -421,7 +462,46 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
         + ', '.join(f'{k} {boots[k]["wall"]:.0f} s' for k in order))
 
 
+def ingest(outdir):
+    """bench/run.py --ingest OUTDIR: results.jsonl and meta.json of the raw
+    output bench/hw-run left in OUTDIR/raw/r<round>-<mode>-<kernel>/, one
+    boot per kernel (not paired by round)."""
+    raw = os.path.join(outdir, 'raw')
+    path = os.path.join(outdir, 'results.jsonl')
+    if os.path.exists(path):
+        os.unlink(path)
+    res = Results(path)
+    runs = 0
+    for name in sorted(os.listdir(raw)):
+        m = re.fullmatch(r'r(\d+)-(.+)-(base|series)', name)
+        if not m:
+            continue
+        rundir = os.path.join(raw, name)
+        out = os.path.join(rundir, 'out')
+        parts = [p for p, f in (('dmabench', 'dmabench.txt'), ('fio', 'fio.json'), ('xdp', 'xdp.txt'))
+                 if os.path.exists(os.path.join(out, f))]
+        rc = int(open(os.path.join(rundir, 'rc')).read().strip() or 1) \
+            if os.path.exists(os.path.join(rundir, 'rc')) else 1
+        parse_guest(res, rundir, rc, m.group(2), parts, m.group(3), int(m.group(1)))
+        runs += 1
+    kernels = {}
+    for name in sorted(os.listdir(raw)):
+        m = re.fullmatch(r'r\d+-.+-(base|series)', name)
+        cmdline = os.path.join(raw, name, 'cmdline')
+        if m and os.path.exists(cmdline):
+            kernels[m.group(1)] = open(cmdline).read().strip()
+    with open(os.path.join(outdir, 'meta.json'), 'w') as f:
+        json.dump(dict(design='one boot per kernel (bench/hw-run)', paired=False,
+                       kernel_cmdlines=kernels), f, indent=1)
+    for fail in res.failures:
+        print(f'ingest: {fail}')
+    print(f'ingest: {runs} runs into {path}')
+    return 1 if runs == 0 else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '--ingest':
+        return ingest(sys.argv[2])
     ts = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%dT%H%M%SZ')
     rdir = os.environ.get('BENCH_DIR') or os.path.join(TOP, 'bench', 'results', ts)
     raw = os.path.join(rdir, 'raw')
@@ -480,21 +560,23 @@ def main():
     for rnd in range(ROUNDS + 1):
         order = ['base', 'series'] if rnd % 2 == 0 else ['series', 'base']
         tag = 'warm-up' if rnd == 0 else f'{rnd}/{ROUNDS}'
-        if 'kunit' in FAMILIES:
+        # Start order flips every round, host CPUs every two.
+        cpus = {k: (i + rnd // 2) % 2 for i, k in enumerate(KERNELS)}
+        for fam, retpoline in (('kunit', False), ('kunit-retpoline', True)):
+            if fam not in FAMILIES:
+                continue
+            if AB == 'simultaneous' and rnd > 0:
+                log(f'round {tag}: {fam} timing, {" and ".join(order)} at once')
+                run_kunit_pair(res, order, cpus, rnd, raw, retpoline)
+                continue
             for k in order:
-                log(f'round {tag}: kunit timing, {k}')
-                run_kunit(res, k, rnd, raw)
-        if 'kunit-retpoline' in FAMILIES:
-            for k in order:
-                log(f'round {tag}: kunit timing with retpolines, {k}')
-                run_kunit(res, k, rnd, raw, retpoline=True)
+                log(f'round {tag}: {fam} timing, {k}')
+                run_kunit(res, k, rnd, raw, retpoline)
         for mode in modes:
             parts = [p for p in MODE_PARTS[mode] if PART_FAMILY[p] in FAMILIES]
             if not parts:
                 continue
             if AB == 'simultaneous':
-                # Start order flips every round, host CPUs every two.
-                cpus = {k: (i + rnd // 2) % 2 for i, k in enumerate(KERNELS)}
                 log(f'round {tag}: {mode}, {" and ".join(order)} at once '
                     f'({", ".join(f"{k} on CPU {cpus[k]}" for k in KERNELS)}): {" ".join(parts)}')
                 run_pair(res, mode, parts, order, cpus, rnd, raw)

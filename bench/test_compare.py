@@ -295,12 +295,16 @@ class TestReport(unittest.TestCase):
     def test_stdout_table(self):
         line = next(l for l in self.out.splitlines()
                     if "randread-4k-qd32" in l and "intel-strict" in l
-                    and "iops" in l)
+                    and "iops" in l and "±" in l)
         self.assertIn("100000 ± 1000", line)
         self.assertIn("110000 ± 1100", line)
         self.assertIn("+10.0%", line)
         self.assertIn("**", line)
         self.assertIn("== fio ==", self.out)
+        # The headline table: the series is 10% faster in every round.
+        head = next(l for l in self.out.splitlines()
+                    if l.startswith("    fio randread-4k-qd32 iops intel-strict"))
+        self.assertIn("1.100 [1.100, 1.100]  <>1  OUT of band", head)
 
     def test_plots(self):
         for name in ("fio.png", "fio-ratio.png", "xdp.png", "xdp-ratio.png",

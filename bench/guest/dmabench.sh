@@ -6,7 +6,7 @@
 # one dma_iova_link_vec() call (the tool's mode 3) where the kernel has it,
 # with one dma_iova_link() per page (mode 2) where the tool does not know
 # mode 3 (a kernel without dma_iova_link_vec()).
-. /usr/share/dfp/bench/lib.sh
+. ${DFP_SHARE:-/usr/share/dfp}/bench/lib.sh
 bind_edu || exit 1
 secs=${SECONDS_PER_POINT:-2}
 rc=0

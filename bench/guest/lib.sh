@@ -1,18 +1,20 @@
 # Shared by the guest benchmark scripts (busybox sh). Source, do not run.
-. /usr/share/dfp/lib.sh
+. ${DFP_SHARE:-/usr/share/dfp}/lib.sh
 
-# bind_edu: bind the spare edu PCI device to the dma_map_benchmark driver.
+# bind_edu: bind the spare edu PCI device (or the device DMAB_BDF names) to
+# the dma_map_benchmark driver.
 bind_edu() {
 	local d
-	for d in /sys/bus/pci/devices/*; do
-		[ "$(cat $d/vendor)" = 0x1234 ] && [ "$(cat $d/device)" = 0x11e8 ] || continue
+	for d in /sys/bus/pci/devices/${DMAB_BDF:-*}; do
+		[ -z "${DMAB_BDF:-}" ] || [ -e "$d" ] || break
+		[ -n "${DMAB_BDF:-}" ] || { [ "$(cat $d/vendor)" = 0x1234 ] && [ "$(cat $d/device)" = 0x11e8 ]; } || continue
 		[ -e $d/driver ] && [ "$(basename "$(readlink $d/driver)")" = dma_map_benchmark ] && return 0
 		[ -e $d/driver ] && echo "$(basename $d)" > $d/driver/unbind
 		echo dma_map_benchmark > $d/driver_override
 		echo "$(basename $d)" > /sys/bus/pci/drivers/dma_map_benchmark/bind
 		return $?
 	done
-	echo "no edu device" >&2
+	echo "no edu device${DMAB_BDF:+ (no PCI device $DMAB_BDF)}" >&2
 	return 1
 }
 
@@ -23,10 +25,10 @@ bind_edu() {
 # step runs anyway, and the host records the pair as not simultaneous.
 ab_sync() {
 	[ "${AB_SYNC:-0}" = 1 ] || return 0
-	mkdir -p /out/sync
-	: > "/out/sync/$1.ready"
+	mkdir -p ${DFP_OUT:-/out}/sync
+	: > "${DFP_OUT:-/out}/sync/$1.ready"
 	local i=0
-	until [ -e "/out/sync/$1.go" ]; do
+	until [ -e "${DFP_OUT:-/out}/sync/$1.go" ]; do
 		i=$((i + 1))
 		[ $i -le 6000 ] || { echo "ab_sync $1: no go from the host" >&2; return 0; }
 		sleep 0.05

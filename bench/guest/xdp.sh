@@ -4,7 +4,7 @@
 # the third NIC) for XDP_SECONDS and counts the frames its program saw.
 # One line per action: "xdp action=<a> packets=<n> secs=<s> pps=<p>", after
 # one "xdp generator group=<type>" line.
-. /usr/share/dfp/bench/lib.sh
+. ${DFP_SHARE:-/usr/share/dfp}/bench/lib.sh
 secs=${XDP_SECONDS:-5}
 
 # The generator NIC is the test bed's load source (a remote host in a real
