@@ -10,7 +10,7 @@ CMD ?= /usr/share/dfp/dfp-check.sh
 
 help:
 	@echo "make check     the test suite: ends with 'N passed, N failed' (runs make deps first)"
-	@echo "make bench     A/B benchmarks base vs series (ROUNDS=5, QUICK=1 for a smoke run; runs make deps first)"
+	@echo "make bench     A/B benchmarks, base and series guests at once (ROUNDS=5, QUICK=1 smoke run, AA=1 A/A; runs make deps first)"
 	@echo "make deps      install Debian packages, fetch the pinned base source (seconds once done)"
 	@echo "make tree      build/linux: base commit (tag base) + git am of patches/ (tag series)"
 	@echo "make export    write patches/ and the mirrors back from build/linux (base..fastpath)"
@@ -24,7 +24,7 @@ help:
 	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
 	@echo "make iommu-modes fio and XDP in strict/lazy/pt switched inside one boot, base vs series"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
-	@echo "make cover     cover letters: A/B table from the latest bench report, Cc per topic from get_maintainer"
+	@echo "make cover     cover letters: Cc per topic from get_maintainer, figures from bench/results/LATEST"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
 	@echo "make profile   perf + bpftrace profile of WORKLOAD= on KERNEL=$(KERNEL) in MODE=$(MODE)"
 
