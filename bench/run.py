@@ -29,6 +29,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parse import dmabench_points, fio_jobs, fio_side, kunit_timings, xdp_pps  # noqa: E402,F401
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
 ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
@@ -48,7 +51,6 @@ DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
                for m, gs in ((0, (1, 16, 256)), (1, (16, 256)), (2, (16, 256, 512)))
                for g in gs]
 DMAB_SG_POINTS = [p for p in DMAB_POINTS if p.startswith('1:')]
-DMAB_NAMES = {'0': 'single', '1': 'sg', '2': 'iova-link'}
 # Family icount: the points, and the modes it runs in (when in MODES).
 ICOUNT_POINTS = '0:1:1 0:16:1 1:16:1 1:256:1 2:16:1 2:512:1'
 ICOUNT_MODES = ('intel-strict', 'intel-lazy')
@@ -169,14 +171,11 @@ def kunit_image(kernel, retpoline):
 
 def parse_kunit(res, text, mode, kernel, rnd):
     """The '# timing:' lines of the KUnit timing cases; their number."""
-    pat = re.compile(r'# timing: fmt=(\S+) case=(\S+) iters=(\d+) avg_ns=(\d+) min_ns=(\d+)')
-    n = 0
-    for m in pat.finditer(text):
-        fmt, case, _, avg, mn = m.groups()
-        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'avg_ns', int(avg), 'ns', 'lower')
-        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'min_ns', int(mn), 'ns', 'lower')
-        n += 1
-    return n
+    t = kunit_timings(text)
+    for fmt, case, avg, mn in t:
+        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'avg_ns', avg, 'ns', 'lower')
+        res.add('kunit', f'{fmt}/{case}', mode, kernel, rnd, 'min_ns', mn, 'ns', 'lower')
+    return len(t)
 
 
 def run_kunit(res, kernel, rnd, raw, retpoline=False):
@@ -230,15 +229,6 @@ def run_kunit_pair(res, order, cpus, rnd, raw, retpoline=False):
             res.failures.append(f'kunit {mode} {k} round {rnd}: rc {rc}, {n} timing lines ({out})')
 
 
-def dmabench_points(text):
-    """(workload, {figure: value}) per "point=MODE:PAGES:THREADS ..." line of
-    bench/guest/dmabench.sh; the dict is empty for a point that failed."""
-    for m in re.finditer(r'^point=(\d+):(\d+):(\d+) (.*)$', text, re.M):
-        mm, g, t, rest = m.groups()
-        yield (f'{DMAB_NAMES[mm]}-{g}p-{t}t',
-               {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', rest)})
-
-
 def parse_dmabench(res, text, mode, kernel, rnd):
     for wl, kv in dmabench_points(text):
         for key in ('map_p50', 'map_p99', 'unmap_p50', 'unmap_p99', 'map_avg', 'unmap_avg'):
@@ -275,31 +265,17 @@ def run_icount(res, mode, kernel, raw):
         res.failures.append(f'icount {mode} {kernel}: rc {r.returncode}, {n} points ({rundir})')
 
 
-def fio_side(job):
-    """The direction of a fio JSON job that did the I/O: its read figures if
-    it read anything, else its write figures."""
-    return job['read'] if job['read']['io_bytes'] else job['write']
-
-
 def parse_fio(res, path, mode, kernel, rnd):
-    with open(path) as f:
-        data = json.load(f)
-    for job in data['jobs']:
-        name = job['jobname']
-        d = fio_side(job)
-        clat = d.get('clat_ns', {})
+    for name, d in fio_jobs(path):
         res.add('fio', name, mode, kernel, rnd, 'iops', round(d['iops'], 1), 'IOPS', 'higher')
-        res.add('fio', name, mode, kernel, rnd, 'lat_mean_us',
-                round(clat.get('mean', 0) / 1000, 2), 'us', 'lower')
-        p99 = clat.get('percentile', {}).get('99.000000')
+        res.add('fio', name, mode, kernel, rnd, 'lat_mean_us', round(d['lat_mean_us'], 2), 'us', 'lower')
         res.add('fio', name, mode, kernel, rnd, 'lat_p99_us',
-                round(p99 / 1000, 2) if p99 else None, 'us', 'lower')
+                None if d['lat_p99_us'] is None else round(d['lat_p99_us'], 2), 'us', 'lower')
 
 
 def parse_xdp(res, text, mode, kernel, rnd):
-    for m in re.finditer(r"xdp action=(\w+) (?:packets=\d+ secs=[\d.]+ pps=(\d+)|error)", text):
-        v = int(m.group(2)) if m.group(2) else None
-        res.add('xdp', m.group(1), mode, kernel, rnd, 'pps', v, 'pps', 'higher')
+    for action, pps in xdp_pps(text):
+        res.add('xdp', action, mode, kernel, rnd, 'pps', pps, 'pps', 'higher')
 
 
 def nvme_timeouts(rundir):
@@ -478,8 +454,9 @@ def ingest(outdir):
             continue
         rundir = os.path.join(raw, name)
         out = os.path.join(rundir, 'out')
-        parts = [p for p, f in (('dmabench', 'dmabench.txt'), ('fio', 'fio.json'), ('xdp', 'xdp.txt'))
-                 if os.path.exists(os.path.join(out, f))]
+        files = os.listdir(out) if os.path.isdir(out) else []
+        parts = [p for p, f in (('dmabench', r'dmabench\.txt'), ('fio', r'fio(-.*)?\.json'),
+                                ('xdp', r'xdp\.txt')) if any(re.fullmatch(f, x) for x in files)]
         rc = int(open(os.path.join(rundir, 'rc')).read().strip() or 1) \
             if os.path.exists(os.path.join(rundir, 'rc')) else 1
         parse_guest(res, rundir, rc, m.group(2), parts, m.group(3), int(m.group(1)))
