@@ -1,24 +1,31 @@
 #!/usr/bin/python3
-"""make bench: A/B benchmarks of the base and series kernels, interleaved.
+"""make bench: A/B benchmarks of the base and series kernels.
 
 Applies the series (scripts/tree), builds the two kernels (bench-base: the
 pinned base plus the measurement-only patches, and series), then runs every
-workload on both in rounds (base, series, then series, base, ...), round 0
-being a warm-up. Every measurement is appended to results.jsonl in
+workload on both in rounds, round 0 being a warm-up. AB=simultaneous runs
+the two kernels' guests (and KUnit images) at the same time, floating over
+the host's CPUs (AB_PIN=1: one host CPU each), meeting before every
+workload step;
+AB=sequential runs them one after the other, alternating which goes first.
+Every measurement is appended to results.jsonl in
 bench/results/<UTC timestamp>/, and bench/compare.py turns that into
 report.md, summary.json and plots.
 
 Environment: ROUNDS (default 5 measured rounds), QUICK=1 (a smoke run of
 every workload: 1 measured round, short durations), FAMILIES (subset of
-"static icount kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES (subset of the guest modes),
-XDP_GEN_TYPE (the XDP load generator NIC's group type; default identity,
-empty: as booted).
+"static icount kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES
+(subset of the guest modes), AA=1 (the series on both sides: an A/A run),
+AB, AB_PIN, XDP_GEN_TYPE (the XDP load generator NIC's group type; default
+identity, empty: as booted).
 
 Family icount counts instead of timing: dma_map_benchmark under QEMU -icount
 (bench/icount), where the guest clock advances one ns per instruction, so
 the per-call figures are instructions executed, the same in every boot for
 a single-page map or unmap. One boot per kernel and mode (intel-strict,
 intel-lazy), recorded as round 1.
+
+bench/run.py --ingest OUTDIR: results.jsonl of bench/hw-run's raw output.
 """
 import datetime
 import json
@@ -43,6 +50,11 @@ KERNELS = {'base': 'series' if AA else 'bench-base', 'series': 'series'}
 # AB: simultaneous (both kernels' guests at once, one host CPU each) or
 # sequential (one guest after the other, each with the whole host).
 AB = os.environ.get('AB', 'simultaneous')
+# AB_PIN=1: each simultaneous guest held on one host CPU (taskset), the
+# CPUs swapped every two rounds; by default both float over the host's
+# CPUs: in A/A runs of 4 rounds (fio and XDP, intel-strict) held guests
+# gave intervals 1.3-4x wider (Documentation/benchmarks.md).
+AB_PIN = os.environ.get('AB_PIN', '0') == '1'
 if AB not in ('simultaneous', 'sequential'):
     raise SystemExit(f'bench: AB={AB}: simultaneous or sequential')
 
@@ -81,6 +93,9 @@ else:
     TIMES = dict(SECONDS_PER_POINT='2', RUNTIME='5', RAMP='1', XDP_SECONDS='5')
 
 T0 = time.time()
+# Where the guests' disk images live: memory (1 GiB each, sparse).
+DISK_DIR = os.environ.get('BENCH_DISK_DIR', '/dev/shm' if os.path.isdir('/dev/shm') else
+                          os.path.join(TOP, 'build', 'guest'))
 
 
 def log(msg):
@@ -204,14 +219,16 @@ def run_kunit(res, kernel, rnd, raw, retpoline=False):
 
 
 def run_kunit_pair(res, order, cpus, rnd, raw, retpoline=False):
-    """The two kernels' KUnit timing images at the same time, each held on
-    its own host CPU (AB=simultaneous), started in `order`: the images the
-    warm-up round built, run as kunit.py runs them."""
+    """The two kernels' KUnit timing images at the same time
+    (AB=simultaneous; each held on its own host CPU with AB_PIN=1), started
+    in `order`: the images the warm-up round built, run as kunit.py runs
+    them."""
     mode = 'uml-retpoline' if retpoline else 'uml'
     procs = {}
     for k in order:
         out = os.path.join(raw, f'kunit-r{rnd}-{k}{"-retpoline" if retpoline else ""}.log')
-        cmd = ['taskset', '-c', str(cpus[k]), kunit_image(k, retpoline), 'mem=1G', 'console=tty',
+        pin = ['taskset', '-c', str(cpus[k])] if AB_PIN else []
+        cmd = pin + [kunit_image(k, retpoline), 'mem=1G', 'console=tty',
                'kunit_shutdown=halt', f'kunit.filter_glob={KUNIT_GLOB}', 'kunit.enable=1']
         f = open(out, 'w')
         procs[k] = (subprocess.Popen(cmd, cwd=TOP, stdin=subprocess.DEVNULL, stdout=f,
@@ -302,9 +319,15 @@ def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
     # Documentation/testing.md). make check keeps thread=single, which
     # never took the boot-time int3 Oops that MTTCG sometimes takes.
     env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900', VM_TCG_THREAD='multi')
-    if sync:
-        # Two guests at once: each its own disk image (QEMU locks an image).
-        env['VM_DISK_IMG'] = os.path.join(TOP, 'build', 'guest', f'nvme-{kernel}.img')
+    # Every boot gets a fresh, empty disk image in memory, one per kernel (two
+    # guests at once: QEMU locks an image). One image kept for the whole
+    # run filled with fio's writes and fragmented on the host's disk, and
+    # every fio job slowed down from round to round (an A/A run's 128K
+    # reads, 4640 and 4225 IOPS in the warm-up, 1741 and 2726 in round 4).
+    img = os.path.join(DISK_DIR, f'dfp-nvme-{os.getpid()}-{kernel}.img')
+    if os.path.exists(img):
+        os.unlink(img)
+    env['VM_DISK_IMG'] = img
     envline = ' '.join(f'{k}={v}' for k, v in TIMES.items())
     # nvme_core.io_timeout: a completion the emulated NVMe loses (see
     # parse_guest) costs 5 s instead of 30 before the abort recovers it.
@@ -312,6 +335,7 @@ def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
            mode, '--', 'env',
            f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
            f'XDP_ACTIONS={XDP_ACTIONS}', f'AB_SYNC={int(sync)}'] + XDP_GEN + envline.split() + \
+        (['XDP_IRQ_CPU=0'] if os.environ.get('VM_SMP') == '1' else []) + \
         ['/usr/share/dfp/bench/all.sh']
     return cmd, env, rundir
 
@@ -367,7 +391,8 @@ def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
 
 def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
     """Both kernels' boots at the same time (AB=simultaneous): one QEMU per
-    kernel, each held on its own host CPU (taskset), started in `order`.
+    kernel, started in `order`, each held on its own host CPU (taskset)
+    with AB_PIN=1.
 
     The guests meet at every workload step (bench/guest/lib.sh ab_sync):
     the host starts a step in both when both have reached it, so the two
@@ -383,7 +408,8 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
         e = dict(os.environ)
         e.update(env)
         logf = open(os.path.join(rundir, 'host.log'), 'w')
-        p = subprocess.Popen(['taskset', '-c', str(cpus[k])] + cmd, cwd=TOP, env=e, text=True,
+        pin = ['taskset', '-c', str(cpus[k])] if AB_PIN else []
+        p = subprocess.Popen(pin + cmd, cwd=TOP, env=e, text=True,
                              stdout=logf, stderr=subprocess.STDOUT)
         boots[k] = dict(p=p, rundir=rundir, log=logf, t0=time.time(), rc=None, ru=None,
                         sync=os.path.join(rundir, 'out', 'sync'))
@@ -501,7 +527,7 @@ def main():
               for k, ref in KERNELS.items()}
     meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK, ab=AB, aa=AA,
                 command=' '.join(f'{k}={os.environ[k]}' for k in
-                                 ('AA', 'AB', 'ROUNDS', 'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE')
+                                 ('AA', 'AB', 'AB_PIN', 'ROUNDS', 'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE')
                                  if k in os.environ) + ' make bench',
                 kernels={k: f'{KERNELS[k]} {hashes[k]}' for k in KERNELS},
                 cpus=os.cpu_count(),
@@ -554,14 +580,18 @@ def main():
             if not parts:
                 continue
             if AB == 'simultaneous':
-                log(f'round {tag}: {mode}, {" and ".join(order)} at once '
-                    f'({", ".join(f"{k} on CPU {cpus[k]}" for k in KERNELS)}): {" ".join(parts)}')
+                where = f' ({", ".join(f"{k} on CPU {cpus[k]}" for k in KERNELS)})' if AB_PIN else ''
+                log(f'round {tag}: {mode}, {" and ".join(order)} at once{where}: {" ".join(parts)}')
                 run_pair(res, mode, parts, order, cpus, rnd, raw)
                 continue
             for k in order:
                 log(f'round {tag}: {mode} {k}: {" ".join(parts)}')
                 run_guest(res, mode, parts, k, rnd, raw)
 
+    for k in KERNELS:
+        img = os.path.join(DISK_DIR, f'dfp-nvme-{os.getpid()}-{k}.img')
+        if os.path.exists(img):
+            os.unlink(img)
     log('comparing')
     r = sh(['/usr/bin/python3', 'bench/compare.py', rdir], check=False)
     latest = os.path.join(TOP, 'bench', 'results', 'latest')
