@@ -527,7 +527,7 @@ def main():
               for k, ref in KERNELS.items()}
     meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK, ab=AB, aa=AA,
                 command=' '.join(f'{k}={os.environ[k]}' for k in
-                                 ('AA', 'AB', 'AB_PIN', 'ROUNDS', 'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE')
+                                 ('AA', 'AB', 'AB_PIN', 'VM_SMP', 'ROUNDS', 'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE')
                                  if k in os.environ) + ' make bench',
                 kernels={k: f'{KERNELS[k]} {hashes[k]}' for k in KERNELS},
                 cpus=os.cpu_count(),
