@@ -25,6 +25,7 @@ plots only) are used.
 """
 
 import argparse
+import gzip
 import json
 import math
 import os
@@ -69,10 +70,13 @@ def load_records(path):
     Blank lines are ignored.  Raises InputError naming the line on any
     problem.
     """
+    if not os.path.isfile(path) and os.path.isfile(path + ".gz"):
+        path += ".gz"      # a committed run keeps its records compressed
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
     records = []
-    with open(path, encoding="utf-8", errors="strict") as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="strict") as f:
         try:
             lines = f.readlines()
         except UnicodeDecodeError as e:
@@ -741,7 +745,7 @@ def _xaxis(ax, xs, prow):
 
 def _finish(fig, path):
     fig.tight_layout(rect=(0, 0, 1, 0.97))
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=72)
 
 
 def plot_family(plt, family, rows, path):

@@ -17,7 +17,8 @@ bench run that bench/results/LATEST names, filled in from its summary.json:
 
 and any other figure in the body that looks measured (a number with %, x,
 ns, us, IOPS or pps after it, a decimal fraction, an integer of four or
-more digits) is an error of `check`.
+more digits; not a confidence level such as "95% interval") is an
+error of `check`.
 
   cover_letter.py text NAME          print the body as it goes into the cover
                                      letter (scripts/cover --check counts it)
@@ -42,7 +43,7 @@ CITED = re.compile(r'@cited\{([^}]*)\}')
 # after it, a decimal fraction, or an integer of four or more digits, not
 # part of a word, a version, an identifier or a date.
 HANDWRITTEN = re.compile(
-    r'(?<![\w.])[+-]?\d+(?:\.\d+)?(?:\s*(?:%|ns\b|us\b|ms\b|IOPS\b|k?pps\b|Mpps\b)|x\b)'
+    r'(?<![\w.])[+-]?\d+(?:\.\d+)?(?:\s*(?:%(?! interval)|ns\b|us\b|ms\b|IOPS\b|k?pps\b|Mpps\b)|x\b)'
     r'|(?<![\w.])[+-]?\d+\.\d+(?![\w.])'
     r'|(?<![\w.-])\d{4,}(?![\w.-])')
 
@@ -73,6 +74,8 @@ def resolve(summary, key, field, spec):
             raise LookupError(f'{key}: no {field}')
         v = v[part]
     if not spec:
+        if isinstance(v, int):
+            return str(v)
         spec = '.0f' if abs(v) >= 100 else '.2f'
     return format(v, spec)
 
