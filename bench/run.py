@@ -37,7 +37,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from parse import dmabench_points, fio_jobs, fio_side, kunit_timings, xdp_pps  # noqa: E402,F401
+from parse import dmabench_points, fio_jobs, kunit_timings, xdp_pps  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
@@ -474,6 +474,7 @@ def ingest(outdir):
         os.unlink(path)
     res = Results(path)
     runs = 0
+    kernels = {}
     for name in sorted(os.listdir(raw)):
         m = re.fullmatch(r'r(\d+)-(.+)-(base|series)', name)
         if not m:
@@ -487,12 +488,9 @@ def ingest(outdir):
             if os.path.exists(os.path.join(rundir, 'rc')) else 1
         parse_guest(res, rundir, rc, m.group(2), parts, m.group(3), int(m.group(1)))
         runs += 1
-    kernels = {}
-    for name in sorted(os.listdir(raw)):
-        m = re.fullmatch(r'r\d+-.+-(base|series)', name)
-        cmdline = os.path.join(raw, name, 'cmdline')
-        if m and os.path.exists(cmdline):
-            kernels[m.group(1)] = open(cmdline).read().strip()
+        cmdline = os.path.join(rundir, 'cmdline')
+        if os.path.exists(cmdline):
+            kernels[m.group(3)] = open(cmdline).read().strip()
     with open(os.path.join(outdir, 'meta.json'), 'w') as f:
         json.dump(dict(design='one boot per kernel (bench/hw-run)', paired=False,
                        kernel_cmdlines=kernels), f, indent=1)
