@@ -10,7 +10,8 @@ CMD ?= /usr/share/dfp/dfp-check.sh
 
 help:
 	@echo "make check     the test suite: ends with 'N passed, N failed' (runs make deps first)"
-	@echo "make bench     A/B benchmarks, base and series guests at once (ROUNDS=5, QUICK=1 smoke run, AA=1 A/A; runs make deps first)"
+	@echo "make bench     A/B benchmarks, base and series guests at once (ROUNDS=5, QUICK=1 smoke run, AA=1 A/A,"
+	@echo "               BASE=/SERIES= any commit, FAMILIES=icount counts, MODES=intel-switch, HOSTCPU=1; runs make deps first)"
 	@echo "make deps      install Debian packages, fetch the pinned base source (seconds once done)"
 	@echo "make tree      build/linux: base commit (tag base) + git am of patches/ (tag series)"
 	@echo "make export    write patches/ and the mirrors back from build/linux (base..fastpath)"
@@ -20,9 +21,6 @@ help:
 	@echo "make vm        boot KERNEL=$(KERNEL) in MODE=$(MODE) and run CMD in the guest"
 	@echo "make stress    debug kernel: fio verify + dma_map_benchmark + fault injection (STRESS_MINUTES=30)"
 	@echo "make static    indirect calls reachable from the DMA API, base and series vmlinux"
-	@echo "make icount    instructions per DMA map/unmap under QEMU -icount (KERNELS='bench-base series')"
-	@echo "make qemu-cpu  host CPU per fio I/O: guest vCPUs vs QEMU's threads, per IOMMU mode"
-	@echo "make iommu-modes fio and XDP in strict/lazy/pt switched inside one boot, base vs series"
 	@echo "make analysis  W=1, sparse and kernel-doc warnings of the touched files, base vs series"
 	@echo "make cover     cover letters: Cc per topic from get_maintainer, figures from bench/results/LATEST"
 	@echo "make versions  tag each revision in patches/VERSIONS, print range-diffs (PUBLISH=1 records one)"
@@ -68,18 +66,6 @@ bench: deps
 profile:
 	bench/trace/profile "$(WORKLOAD)" $(KERNEL) $(MODE)
 
-# Counts, not timings: dma_map_benchmark under QEMU -icount (bench/icount;
-# KERNELS may name patch:N, the series up to patch N).
-KERNELS ?= bench-base series
-icount:
-	bench/icount $(KERNELS)
-
-# Host CPU per I/O, split between the guest's vCPUs and QEMU's own threads,
-# per IOMMU mode and kernel (bench/qemu-cpu; KERNELS, MODES, JOBS, ROUNDS,
-# RATES from the environment).
-qemu-cpu:
-	bench/qemu-cpu
-
 # Needs the two vmlinux: make kernel.
 static:
 	scripts/indirect-calls --label base build/obj-base --label series build/obj-series
@@ -95,12 +81,6 @@ versions:
 	scripts/versions
 
 bench-test:
-	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_qemu_cpu.py bench/test_iommu_modes.py
+	/usr/bin/python3 -m unittest bench/test_compare.py bench/test_run.py
 
-# fio IOPS and XDP pps of strict, lazy and passthrough compared inside one
-# boot: the devices' IOMMU groups are switched at run time (bench/iommu-modes;
-# KERNELS, BOOTS, ROUNDS, RUNTIME, JOBS, XDP_ACTIONS from the environment).
-iommu-modes:
-	/usr/bin/python3 bench/iommu-modes
-
-.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test qemu-cpu iommu-modes
+.PHONY: help deps tree export kernel initramfs kunit vm check stress bench profile static analysis cover versions bench-test

@@ -399,8 +399,9 @@ def add_ratios(rows, field, reference_mode):
 
 
 def add_pt_ratios(rows):
-    """ratio = median(mode) / median(intel-pt), same workload/metric/kernel."""
-    add_ratios(rows, "ratio", lambda mode: PT_MODE)
+    """ratio = median(mode) / median(intel-pt), same workload/metric/kernel;
+    for the modes of one boot (switch-strict, switch-lazy), / switch-pt."""
+    add_ratios(rows, "ratio", lambda mode: "switch-pt" if mode.startswith("switch-") else PT_MODE)
 
 
 def add_lazy_ratios(rows):
@@ -548,8 +549,9 @@ DEFINITIONS = [
     "n: values used (base/series); missing: failed runs (`null` values) "
     "in the rounds used (base/series).",
     f"ratio to pt (fio, xdp): median of this mode ÷ median of the same "
-    f"workload, metric and kernel in mode {PT_MODE}, as base / series; "
-    f"blank without {PT_MODE} data.",
+    f"workload, metric and kernel in mode {PT_MODE} (switch-pt for the "
+    f"switch- modes, switched in one boot), as base / series; blank without "
+    f"pt data.",
     "strict/lazy (fio, xdp): for an X-strict mode, its median ÷ the median "
     "of X-lazy, same workload, metric and kernel, as base / series.",
 ]
@@ -787,7 +789,7 @@ def plot_family(plt, family, rows, path):
 
 
 def plot_ratio(plt, family, rows, path):
-    prows = [r for r in rows if r["ratio"] is not None and r["mode"] != PT_MODE]
+    prows = [r for r in rows if r["ratio"] is not None and not r["mode"].endswith("-pt")]
     if not prows:
         return False
     panels = _panels(prows)

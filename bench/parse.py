@@ -1,6 +1,5 @@
 """One parser per output format of the guest and KUnit workloads, shared by
-every bench/ driver (run.py, iommu-modes, qemu-cpu) and by bench/hw-run's
-ingest.
+bench/run.py's workloads and by its ingest of bench/hw-run's output.
 
   fio JSON (--output-format=json)    fio_jobs(path), fio_ios(path)
   dma_map_benchmark point lines      dmabench_points(text)

@@ -15,15 +15,21 @@ report.md, summary.json and plots.
 Environment: ROUNDS (default 5 measured rounds), QUICK=1 (a smoke run of
 every workload: 1 measured round, short durations), FAMILIES (subset of
 "static icount kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES
-(subset of the guest modes), AA=1 (the series on both sides: an A/A run),
-AB, AB_PIN, XDP_GEN_TYPE (the XDP load generator NIC's group type; default
-identity, empty: as booted).
+(subset of the guest modes; intel-switch only when named), AA=1 (the
+series on both sides: an A/A run), BASE and SERIES (the two sides: any ref
+scripts/build takes, e.g. BASE=patch:12 SERIES=patch:13 for one patch's
+effect), AB, AB_PIN, HOSTCPU=1 (host CPU per fio I/O), XDP_GEN_TYPE (the
+XDP load generator NIC's group type; default identity, empty: as booted),
+APPEND (more guest kernel arguments), KUNIT_GLOB (the KUnit timing cases).
+Mode intel-switch: SW_MODES, SW_JOBS, SW_XDP, SWITCH, FIO_FILE,
+FLUSH_PROBES, FLUSH_SPANS, PAIR (see MODE_PARTS).
 
 Family icount counts instead of timing: dma_map_benchmark under QEMU -icount
-(bench/icount), where the guest clock advances one ns per instruction, so
-the per-call figures are instructions executed, the same in every boot for
-a single-page map or unmap. One boot per kernel and mode (intel-strict,
-intel-lazy), recorded as round 1.
+shift=0, where the guest clock advances one ns per instruction, so the
+per-call figures are instructions executed, the same in every boot for a
+single-page map or unmap. One boot per kernel and mode (intel-strict,
+intel-lazy), recorded as round 1. BASE=patch:N-1 SERIES=patch:N
+FAMILIES=icount gives one patch's count.
 
 bench/run.py --ingest OUTDIR: results.jsonl of bench/hw-run's raw output.
 """
@@ -37,7 +43,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from parse import dmabench_points, fio_jobs, kunit_timings, xdp_pps  # noqa: E402
+from parse import (dmabench_points, fio_ios, fio_jobs, kunit_timings, xdp_generator,  # noqa: E402
+                   xdp_pps)
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
@@ -46,7 +53,8 @@ FAMILIES = os.environ.get('FAMILIES', 'static icount kunit kunit-retpoline dma_m
 # AA=1: an A/A run, the series kernel on both sides (labelled base and
 # series as usual): what the method reports when nothing changed.
 AA = os.environ.get('AA', '0') == '1'
-KERNELS = {'base': 'series' if AA else 'bench-base', 'series': 'series'}
+KERNELS = {'base': os.environ.get('BASE') or ('series' if AA else 'bench-base'),
+           'series': os.environ.get('SERIES') or 'series'}
 # AB: simultaneous (both kernels' guests at once, one host CPU each) or
 # sequential (one guest after the other, each with the whole host).
 AB = os.environ.get('AB', 'simultaneous')
@@ -57,6 +65,15 @@ AB = os.environ.get('AB', 'simultaneous')
 AB_PIN = os.environ.get('AB_PIN', '0') == '1'
 if AB not in ('simultaneous', 'sequential'):
     raise SystemExit(f'bench: AB={AB}: simultaneous or sequential')
+# HOSTCPU=1: the host CPU time of each guest's QEMU threads over each fio
+# job, per completed I/O, split into the TCG vCPU threads (guest code, and
+# QEMU's emulation of the invalidation queue, run in the vCPU that writes
+# its tail register) and QEMU's other threads (the main loop runs the NVMe
+# model, whose DMA is translated through the vIOMMU there; AIO workers).
+# With intel-pt the device's DMA bypasses the vIOMMU, so qemu(mode) -
+# qemu(intel-pt) is QEMU's translation cost per I/O.
+HOSTCPU = os.environ.get('HOSTCPU', '0') == '1'
+APPEND = os.environ.get('APPEND', '')
 
 # Guest points. dma_map_benchmark modes: 0 single, 1 sg, 2 IOVA link.
 DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
@@ -77,15 +94,40 @@ with open(os.path.join(TOP, 'bench', 'fio', 'fastpath.fio')) as _f:
                 if m.group(1) != 'global']
 
 # Which guest parts run in which IOMMU mode (one boot per mode and kernel).
+# intel-switch boots intel-strict and switches the IOMMU groups of the disk
+# and the NICs between DMA (strict), DMA-FQ (lazy) and identity (pt) at run
+# time (bench/guest/modes.sh): the three modes on one QEMU instance,
+# seconds apart, in an order rotated per round; recorded as modes
+# switch-strict, switch-lazy and switch-pt. SW_MODES (group types), SW_JOBS
+# (fio jobs), SW_XDP (XDP actions), SWITCH (the devices that follow the
+# mode, of nvme xdp gen redir), FIO_FILE (a job file of bench/fio).
+# FLUSH_PROBES=FUNCS counts kprobe hits on functions that issue an IOTLB
+# invalidation (VT-d: cache_tag_flush_range) per fio I/O; FLUSH_SPANS=1
+# (VT-d) counts the invalidations per I/O by the size of the aligned block
+# each covers: both trap or trace every invalidation, so their IOPS are
+# not comparable with other runs. PAIR=1: two NVMe disks read at once, one
+# in each of two SW_MODES, swapped within the round; a mode's IOPS is the
+# geometric mean of its two runs (workload JOB:pair), so both modes see
+# the same moments of the host.
 MODE_PARTS = {
     'intel-strict': ['dmabench', 'fio', 'xdp'],
     'intel-lazy': ['dmabench', 'fio', 'xdp'],
     'intel-pt': ['fio', 'xdp'],
     'amd-strict': ['dmabench-sg'],
     'none': ['fio'],
+    'intel-switch': ['switch'],
 }
-PART_FAMILY = {'dmabench': 'dma_map_benchmark', 'dmabench-sg': 'dma_map_benchmark',
-               'fio': 'fio', 'xdp': 'xdp'}
+DEFAULT_MODES = [m for m in MODE_PARTS if m != 'intel-switch']
+PART_FAMILY = {'dmabench': ('dma_map_benchmark',), 'dmabench-sg': ('dma_map_benchmark',),
+               'fio': ('fio',), 'xdp': ('xdp',), 'switch': ('fio', 'xdp')}
+SW_MODES = os.environ.get('SW_MODES', 'DMA DMA-FQ identity').split()
+SW_NAMES = {'DMA': 'strict', 'DMA-FQ': 'lazy', 'identity': 'pt'}
+SW_JOBS = os.environ.get('SW_JOBS', 'randread-4k-qd32 seqread-128k-qd8')
+SW_XDP = os.environ.get('SW_XDP', 'tx redirect')
+SWITCH = os.environ.get('SWITCH', 'nvme xdp redir')
+PAIR = os.environ.get('PAIR', '0') == '1'
+if set(SW_MODES) - set(SW_NAMES) or (PAIR and len(SW_MODES) != 2):
+    raise SystemExit('bench: SW_MODES: group types of DMA DMA-FQ identity (two with PAIR=1)')
 
 if QUICK:
     TIMES = dict(SECONDS_PER_POINT='1', RUNTIME='2', RAMP='1', XDP_SECONDS='2')
@@ -96,6 +138,16 @@ T0 = time.time()
 # Where the guests' disk images live: memory (1 GiB each, sparse).
 DISK_DIR = os.environ.get('BENCH_DISK_DIR', '/dev/shm' if os.path.isdir('/dev/shm') else
                           os.path.join(TOP, 'build', 'guest'))
+
+
+def ref_name(ref):
+    """A ref as a file name, as scripts/lib.sh ref_name makes it."""
+    return re.sub(r'[^A-Za-z0-9._-]', '_', re.sub(r'[:/]', '-', ref))
+
+
+def obj_dir(kernel):
+    """build/obj-NAME of a side's kernel (relative to TOP)."""
+    return os.path.join('build', f'obj-{ref_name(KERNELS[kernel])}')
 
 
 def log(msg):
@@ -133,7 +185,7 @@ def run_static(res, raw):
     point and kernel, as round 1, plus the total as metric "count".
     """
     out = os.path.join(raw, 'indirect-calls.json')
-    objs = [os.path.join('build', f'obj-{KERNELS[k]}') for k in KERNELS]
+    objs = [obj_dir(k) for k in KERNELS]
     cmd = ['scripts/indirect-calls', '--json', out]
     for k, o in zip(KERNELS, objs):
         cmd += ['--label', k, o]
@@ -175,12 +227,12 @@ def text_layout(objdir):
     return layout
 
 
-KUNIT_GLOB = '*.test_time_*'
+KUNIT_GLOB = os.environ.get('KUNIT_GLOB', '*.test_time_*')
 
 
 def kunit_image(kernel, retpoline):
     """The UML image scripts/kunit built for kernel (KUNIT_NODEBUG=1)."""
-    return os.path.join(TOP, 'build', f'kunit-{KERNELS[kernel]}{"-retpoline" if retpoline else ""}-nodebug',
+    return os.path.join(TOP, 'build', f'kunit-{ref_name(KERNELS[kernel])}{"-retpoline" if retpoline else ""}-nodebug',
                         'linux')
 
 
@@ -291,6 +343,7 @@ def parse_fio(res, path, mode, kernel, rnd):
 
 
 def parse_xdp(res, text, mode, kernel, rnd):
+    """The pps of each action in bench/guest/xdp.sh's output."""
     for action, pps in xdp_pps(text):
         res.add('xdp', action, mode, kernel, rnd, 'pps', pps, 'pps', 'higher')
 
@@ -312,44 +365,136 @@ def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
     """scripts/vm command line, environment and run directory of one boot."""
     rundir = os.path.join(raw, f'r{rnd}-{mode}-{kernel}' + ('' if attempt == 1 else f'-try{attempt}'))
     shutil.rmtree(rundir, ignore_errors=True)
-    gparts = ' '.join('dmabench' if p.startswith('dmabench') else p for p in parts)
     points = DMAB_SG_POINTS if 'dmabench-sg' in parts else DMAB_POINTS
     # Multi-threaded TCG: under single-threaded TCG the emulated NVMe lost
     # completions at QD32 in 3 of 6 boots, multi-threaded in 0 of 3 (see
     # Documentation/testing.md). make check keeps thread=single, which
     # never took the boot-time int3 Oops that MTTCG sometimes takes.
-    env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900', VM_TCG_THREAD='multi')
+    # VM_ICOUNT=SHIFT (scripts/vm): counted, not timed; QEMU's -icount runs
+    # single-threaded TCG only. With it, XDP's pps is a path length.
+    env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900',
+               VM_TCG_THREAD='single' if os.environ.get('VM_ICOUNT') else 'multi')
     # Every boot gets a fresh, empty disk image in memory, one per kernel (two
     # guests at once: QEMU locks an image). One image kept for the whole
     # run filled with fio's writes and fragmented on the host's disk, and
     # every fio job slowed down from round to round (an A/A run's 128K
     # reads, 4640 and 4225 IOPS in the warm-up, 1741 and 2726 in round 4).
-    img = os.path.join(DISK_DIR, f'dfp-nvme-{os.getpid()}-{kernel}.img')
-    if os.path.exists(img):
-        os.unlink(img)
-    env['VM_DISK_IMG'] = img
-    envline = ' '.join(f'{k}={v}' for k, v in TIMES.items())
+    for var, name in (('VM_DISK_IMG', 'nvme'), ('VM_NVME2', 'nvme2')):
+        if var == 'VM_NVME2' and not ('switch' in parts and PAIR):
+            continue
+        img = os.path.join(DISK_DIR, f'dfp-{name}-{os.getpid()}-{kernel}.img')
+        if os.path.exists(img):
+            os.unlink(img)
+        env[var] = img
+    genv = [f'{k}={v}' for k, v in TIMES.items()] + [f'AB_SYNC={int(sync)}'] + XDP_GEN + \
+        (['XDP_IRQ_CPU=0'] if os.environ.get('VM_SMP') == '1' else [])
+    if parts == ['switch']:
+        boot_mode = 'intel-strict'
+        genv += ['ROUNDS=1', f'ROUND_FIRST={rnd}',
+                 f'FIO_JOBS={SW_JOBS if "fio" in FAMILIES else ""}',
+                 f'XDP_ACTIONS={SW_XDP if "xdp" in FAMILIES and not PAIR else ""}',
+                 f'MODES={" ".join(SW_MODES)}', f'SWITCH={SWITCH}',
+                 f'FIO_FILE={os.environ.get("FIO_FILE", "fastpath.fio")}',
+                 f'FLUSH_PROBES={os.environ.get("FLUSH_PROBES", "")}',
+                 f'FLUSH_SPANS={os.environ.get("FLUSH_SPANS", "0")}', f'PAIR={int(PAIR)}',
+                 '/usr/share/dfp/bench/modes.sh']
+    else:
+        boot_mode = mode
+        gparts = ' '.join('dmabench' if p.startswith('dmabench') else p for p in parts)
+        genv += [f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
+                 f'XDP_ACTIONS={XDP_ACTIONS}', '/usr/share/dfp/bench/all.sh']
     # nvme_core.io_timeout: a completion the emulated NVMe loses (see
     # parse_guest) costs 5 s instead of 30 before the abort recovers it.
-    cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a', 'dma_debug=off nvme_core.io_timeout=5',
-           mode, '--', 'env',
-           f'PARTS={gparts}', f'DMABENCH_POINTS={" ".join(points)}',
-           f'XDP_ACTIONS={XDP_ACTIONS}', f'AB_SYNC={int(sync)}'] + XDP_GEN + envline.split() + \
-        (['XDP_IRQ_CPU=0'] if os.environ.get('VM_SMP') == '1' else []) + \
-        ['/usr/share/dfp/bench/all.sh']
+    cmd = ['scripts/vm', '-k', KERNELS[kernel], '-a',
+           f'dma_debug=off nvme_core.io_timeout=5 {APPEND}'.strip(), boot_mode, '--', 'env'] + genv
     return cmd, env, rundir
 
 
 def testbed_fault(rundir, parts):
     """A fault of the test bed, not a measurement: NVMe I/O timeouts or the
     MTTCG int3 Oops. Such a boot is run once more."""
-    return ('fio' in parts and nvme_timeouts(rundir)) or mttcg_int3(rundir)
+    return (('fio' in parts or 'switch' in parts) and nvme_timeouts(rundir)) or mttcg_int3(rundir)
+
+
+def per_io_counts(path):
+    """(I/Os, {name: count}) of a .flush or .spans file of
+    bench/guest/modes.sh: "ios N" and "FUNC N" (FLUSH_PROBES) or "mask M N"
+    (FLUSH_SPANS: M, log2 of the 4K pages an invalidation covers, or
+    "all"); None when events were lost."""
+    ios, counts = 0, {}
+    with open(path) as f:
+        lines = [line.split() for line in f]
+    for w in lines:
+        if w[:1] == ['ios']:
+            ios = int(w[1])
+        elif w[:1] == ['lost']:
+            if int(w[1]):
+                return None
+        elif w[:1] == ['mask']:
+            counts['all' if w[1] == 'all' else f'{4 << int(w[1])}K'] = int(w[2])
+        elif len(w) == 2:
+            counts[w[0]] = int(w[1])
+    return ios, counts
+
+
+def parse_switch(res, out, kernel, rnd):
+    """The files bench/guest/modes.sh wrote for one boot of intel-switch."""
+    files = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    types = '|'.join(sorted(SW_NAMES, key=len, reverse=True))
+    pair = {}
+    for f in files:
+        path = os.path.join(out, f)
+        m = re.fullmatch(rf'r\d+-([ab])-({types})-(.+)\.json', f)
+        if m:
+            try:
+                pair.setdefault((m.group(3), m.group(2)), []).append(fio_jobs(path)[0][1]['iops'])
+            except (ValueError, KeyError, IndexError) as e:
+                res.failures.append(f'switch {kernel} round {rnd}: bad JSON in {path}: {e}')
+            continue
+        m = re.fullmatch(rf'r\d+-({types})-(.+)\.(json|flush|spans|txt)', f)
+        if not m:
+            continue
+        mode, job, ext = f'switch-{SW_NAMES[m.group(1)]}', m.group(2), m.group(3)
+        if ext == 'json':
+            try:
+                parse_fio(res, path, mode, kernel, rnd)
+            except (ValueError, KeyError) as e:
+                res.failures.append(f'switch {kernel} round {rnd}: bad JSON in {path}: {e}')
+        elif ext == 'txt' and job == 'xdp':
+            with open(path) as fh:
+                text = fh.read()
+            # The load generator's NIC must be where SWITCH puts it.
+            want = m.group(1) if 'gen' in SWITCH.split() else 'identity'
+            if xdp_generator(text) != want:
+                res.failures.append(f'switch {kernel} round {rnd}: {f}: generator group '
+                                    f'{xdp_generator(text)}, wanted {want}')
+                continue
+            parse_xdp(res, text, mode, kernel, rnd)
+        elif ext in ('flush', 'spans'):
+            got = per_io_counts(path)
+            if got is None:
+                res.failures.append(f'switch {kernel} round {rnd}: {f}: trace events lost')
+                continue
+            ios, counts = got
+            per = {k: c / ios if ios else None for k, c in counts.items()}
+            res.add('fio', job, mode, kernel, rnd, 'invalidations_per_io',
+                    sum(counts.values()) / ios if ios else None, 'per I/O', 'lower')
+            if ext == 'spans':
+                for size, v in per.items():
+                    res.add('fio', job, mode, kernel, rnd, f'invalidations_{size}_per_io', v,
+                            'per I/O', 'lower')
+    for (job, t), v in sorted(pair.items()):
+        res.add('fio', f'{job}:pair', f'switch-{SW_NAMES[t]}', kernel, rnd, 'iops',
+                round((v[0] * v[1]) ** 0.5, 1) if len(v) == 2 else None, 'IOPS', 'higher')
 
 
 def parse_guest(res, rundir, rc, mode, parts, kernel, rnd):
     if rc:
         res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {rc} ({rundir})')
     out = os.path.join(rundir, 'out')
+    if 'switch' in parts:
+        parse_switch(res, out, kernel, rnd)
+        return
     if any(p.startswith('dmabench') for p in parts):
         p = os.path.join(out, 'dmabench.txt')
         parse_dmabench(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
@@ -376,23 +521,80 @@ def parse_guest(res, rundir, rc, mode, parts, kernel, rnd):
         parse_xdp(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
 
 
-def run_guest(res, mode, parts, kernel, rnd, raw, attempt=1):
-    """One boot, alone on the host (AB=sequential)."""
-    cmd, env, rundir = guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync=False)
-    r = sh(cmd, env=env, check=False, capture=True)
-    with open(os.path.join(rundir, 'host.log'), 'w') as f:
-        f.write(r.stdout)
-    if attempt == 1 and testbed_fault(rundir, parts):
-        log(f'  test-bed fault in the guest (NVMe I/O timeouts or MTTCG int3): '
-            f'repeating {mode} {kernel} once')
-        return run_guest(res, mode, parts, kernel, rnd, raw, attempt + 1)
-    parse_guest(res, rundir, r.returncode, mode, parts, kernel, rnd)
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+
+
+def thread_times(pid):
+    """{tid: (comm, CPU seconds)} of every thread of a process."""
+    out = {}
+    for tid in os.listdir(f'/proc/{pid}/task'):
+        try:
+            with open(f'/proc/{pid}/task/{tid}/stat') as f:
+                s = f.read()
+        except OSError:
+            continue
+        # comm may hold spaces ("CPU 0/TCG"); utime and stime are fields
+        # 14 and 15 of stat
+        fields = s[s.rindex(')') + 2:].split()
+        out[tid] = (s[s.index('(') + 1:s.rindex(')')], (int(fields[11]) + int(fields[12])) / CLK_TCK)
+    return out
+
+
+def cpu_split(before, after):
+    """(vCPU threads' CPU seconds, other threads') between two snapshots."""
+    vcpu = other = 0.0
+    for tid, (comm, t1) in after.items():
+        d = t1 - before.get(tid, (comm, 0.0))[1]
+        if re.match(r'CPU \d+/TCG', comm):
+            vcpu += d
+        else:
+            other += d
+    return vcpu, other
+
+
+def find_qemu(rundir):
+    """PID of the QEMU scripts/vm started for rundir, or None (yet)."""
+    needle = os.path.join(rundir, 'console.log')
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/comm') as f:
+                comm = f.read().strip()
+            with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                cmd = f.read().decode(errors='replace')
+        except OSError:
+            continue
+        if comm.startswith('qemu-system') and needle in cmd:
+            return int(pid)
+    return None
+
+
+def record_hostcpu(res, b, step, cpu, mode, kernel, rnd):
+    """HOSTCPU=1: a fio step's CPU seconds (vcpu, other) per completed I/O
+    (the step's JSON, out/STEP.json) as family hostcpu."""
+    path = os.path.join(b['rundir'], 'out', f'{step}.json')
+    types = '|'.join(sorted(SW_NAMES, key=len, reverse=True))
+    m = re.fullmatch(r'fio-(.+)', step) or re.fullmatch(rf'r\d+-({types})-(.+)', step)
+    if not m or not os.path.exists(path):
+        return
+    if step.startswith('fio-'):
+        job = m.group(1)
+    else:
+        mode, job = f'switch-{SW_NAMES[m.group(1)]}', m.group(2)
+    try:
+        ios, _ = fio_ios(path)
+    except (ValueError, KeyError, IndexError):
+        return
+    if ios:
+        res.add('hostcpu', job, mode, kernel, rnd, 'vcpu_us_per_io', round(cpu[0] * 1e6 / ios, 2),
+                'us', 'lower')
+        res.add('hostcpu', job, mode, kernel, rnd, 'qemu_us_per_io', round(cpu[1] * 1e6 / ios, 2),
+                'us', 'lower')
 
 
 def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
-    """Both kernels' boots at the same time (AB=simultaneous): one QEMU per
-    kernel, started in `order`, each held on its own host CPU (taskset)
-    with AB_PIN=1.
+    """The boots of the kernels in `order` at the same time: one QEMU per
+    kernel, started in that order, each held on its own host CPU (taskset)
+    with AB_PIN=1 (AB=simultaneous: both kernels; AB=sequential: one).
 
     The guests meet at every workload step (bench/guest/lib.sh ab_sync):
     the host starts a step in both when both have reached it, so the two
@@ -412,7 +614,7 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
         p = subprocess.Popen(pin + cmd, cwd=TOP, env=e, text=True,
                              stdout=logf, stderr=subprocess.STDOUT)
         boots[k] = dict(p=p, rundir=rundir, log=logf, t0=time.time(), rc=None, ru=None,
-                        sync=os.path.join(rundir, 'out', 'sync'))
+                        sync=os.path.join(rundir, 'out', 'sync'), pid=None, open=None)
     started, alone, waits, ready_at = 0, 0, [], {}
     while any(b['rc'] is None for b in boots.values()):
         for k, b in boots.items():
@@ -425,6 +627,8 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
         now = time.time()
         steps = {}
         for k, b in boots.items():
+            if HOSTCPU and b['pid'] is None and b['rc'] is None:
+                b['pid'] = find_qemu(b['rundir'])
             try:
                 names = os.listdir(b['sync'])
             except OSError:
@@ -433,10 +637,23 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
                 if n.endswith('.ready') and n[:-6] + '.go' not in names:
                     steps.setdefault(n[:-6], set()).add(k)
                     ready_at.setdefault((n[:-6], k), now)
+                    # HOSTCPU: the step this guest ran last ends here
+                    if b['open'] and b['pid']:
+                        try:
+                            cpu = cpu_split(b['open'][1], thread_times(b['pid']))
+                            record_hostcpu(res, b, b['open'][0], cpu, mode, k, rnd)
+                        except OSError:
+                            pass
+                        b['open'] = None
         for step, ks in steps.items():
             others_gone = all(boots[o]['rc'] is not None for o in boots if o not in ks)
             if len(ks) == len(boots) or others_gone:
                 for k in ks:
+                    if HOSTCPU and boots[k]['pid']:
+                        try:
+                            boots[k]['open'] = (step, thread_times(boots[k]['pid']))
+                        except OSError:
+                            pass
                     open(os.path.join(boots[k]['sync'], step + '.go'), 'w').close()
                 if len(ks) == len(boots):
                     started += 1
@@ -508,7 +725,9 @@ def main():
     raw = os.path.join(rdir, 'raw')
     os.makedirs(raw, exist_ok=True)
     res = Results(os.path.join(rdir, 'results.jsonl'))
-    modes = os.environ.get('MODES', ' '.join(MODE_PARTS)).split()
+    modes = os.environ.get('MODES', ' '.join(DEFAULT_MODES)).split()
+    if set(modes) - set(MODE_PARTS):
+        raise SystemExit(f'bench: MODES: of {" ".join(MODE_PARTS)}')
     log(f'results in {os.path.relpath(rdir, TOP)}; {"A/A (series on both sides), " if AA else ""}'
         f'guests {AB}; rounds: warm-up + {ROUNDS}; '
         f'families: {" ".join(FAMILIES)}; modes: {" ".join(modes)}{"; QUICK" if QUICK else ""}')
@@ -520,20 +739,27 @@ def main():
         for k, ref in KERNELS.items():
             log(f'building the {k} kernel ({ref})')
             sh(['scripts/build', ref, 'bzImage'])
-            sh(['scripts/initramfs', ref])
+            # A commit before the benchmark's uapi has no guest tests of its
+            # own: scripts/vm boots it with the series' initramfs.
+            if sh(['scripts/initramfs', ref], check=False).returncode:
+                log(f'no initramfs of {ref}: its guests boot the series one')
+                sh(['scripts/build', 'series', 'bzImage'])
+                sh(['scripts/initramfs', 'series'])
     hashes = {k: sh(['git', '-C', 'build/linux', 'rev-parse', ref], capture=True).stdout.strip()
               for k, ref in KERNELS.items()}
     meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK, ab=AB, aa=AA,
                 command=' '.join(f'{k}={os.environ[k]}' for k in
-                                 ('AA', 'AB', 'AB_PIN', 'VM_SMP', 'ROUNDS', 'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE')
+                                 ('AA', 'BASE', 'SERIES', 'AB', 'AB_PIN', 'HOSTCPU', 'VM_SMP', 'ROUNDS',
+                                  'QUICK', 'FAMILIES', 'MODES', 'XDP_GEN_TYPE', 'APPEND', 'KUNIT_GLOB',
+                                  'SW_MODES', 'SW_JOBS', 'SW_XDP', 'SWITCH', 'FIO_FILE',
+                                  'FLUSH_PROBES', 'FLUSH_SPANS', 'PAIR')
                                  if k in os.environ) + ' make bench',
                 kernels={k: f'{KERNELS[k]} {hashes[k]}' for k in KERNELS},
                 cpus=os.cpu_count(),
                 qemu=sh(['qemu-system-x86_64', '--version'], capture=True).stdout.splitlines()[0],
                 times=TIMES)
     if guest:
-        meta['text_layout'] = {k: text_layout(os.path.join(TOP, 'build', f'obj-{ref}'))
-                               for k, ref in KERNELS.items()}
+        meta['text_layout'] = {k: text_layout(os.path.join(TOP, obj_dir(k))) for k in KERNELS}
         for fn in HOT_FUNCS:
             sides = [k for k in KERNELS if meta['text_layout'][k].get(fn, [0, 0, False])[2]]
             if sides:
@@ -543,8 +769,8 @@ def main():
     with open(os.path.join(rdir, 'meta.json'), 'w') as f:
         json.dump(meta, f, indent=1)
     os.makedirs(os.path.join(rdir, 'configs'), exist_ok=True)
-    for k, ref in KERNELS.items():
-        cfg = os.path.join(TOP, 'build', f'obj-{ref}', '.config')
+    for k in KERNELS:
+        cfg = os.path.join(TOP, obj_dir(k), '.config')
         if os.path.exists(cfg):
             shutil.copy(cfg, os.path.join(rdir, 'configs', f'{k}.config'))
 
@@ -574,7 +800,7 @@ def main():
                 log(f'round {tag}: {fam} timing, {k}')
                 run_kunit(res, k, rnd, raw, retpoline)
         for mode in modes:
-            parts = [p for p in MODE_PARTS[mode] if PART_FAMILY[p] in FAMILIES]
+            parts = [p for p in MODE_PARTS[mode] if set(PART_FAMILY[p]) & set(FAMILIES)]
             if not parts:
                 continue
             if AB == 'simultaneous':
@@ -584,12 +810,13 @@ def main():
                 continue
             for k in order:
                 log(f'round {tag}: {mode} {k}: {" ".join(parts)}')
-                run_guest(res, mode, parts, k, rnd, raw)
+                run_pair(res, mode, parts, [k], cpus, rnd, raw)
 
     for k in KERNELS:
-        img = os.path.join(DISK_DIR, f'dfp-nvme-{os.getpid()}-{k}.img')
-        if os.path.exists(img):
-            os.unlink(img)
+        for name in ('nvme', 'nvme2'):
+            img = os.path.join(DISK_DIR, f'dfp-{name}-{os.getpid()}-{k}.img')
+            if os.path.exists(img):
+                os.unlink(img)
     log('comparing')
     r = sh(['/usr/bin/python3', 'bench/compare.py', rdir], check=False)
     latest = os.path.join(TOP, 'bench', 'results', 'latest')

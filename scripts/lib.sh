@@ -15,7 +15,7 @@ JOBS=${JOBS:-$(nproc)}
 DEBUG_BOOT_SPLAT='^\[ *0\.[0-9]+\] BUG: KASAN: wild-memory-access in __common_interrupt'
 
 # The UML image the KUnit timing cases run in (scripts/kunit with
-# KUNIT_NODEBUG=1, bench/kunit-ab). Without the walker's self-checks, DMA
+# KUNIT_NODEBUG=1, make bench). Without the walker's self-checks, DMA
 # API debug and the tracers: the code users run. Every function starts on
 # 64 bytes (CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B): with UML's default 16,
 # a change anywhere in a format's object moved the functions after it, and
@@ -40,6 +40,24 @@ TIMING_KCONFIG=(--kconfig_add CONFIG_DEBUG_GENERIC_PT=n
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+# ref_commit REF: the commit of REF in build/linux: base, bench-base,
+# series (the tags make tree sets), patch:N (base..series up to and with
+# patch N) or rev:COMMIT (any commit, e.g. an experiment's branch); a plain
+# commit name is taken as it is. Fails when there is none.
+ref_commit() {
+	local c
+	case "$1" in
+	base|series|bench-base) c=$(git -C "$top/build/linux" rev-parse -q --verify "refs/tags/$1^{commit}") ;;
+	patch:*) c=$(git -C "$top/build/linux" rev-list --reverse base..series | sed -n "${1#patch:}p") ;;
+	*) c=$(git -C "$top/build/linux" rev-parse -q --verify "${1#rev:}^{commit}") ;;
+	esac
+	[ -n "$c" ] && echo "$c"
+}
+
+# ref_name REF: REF as a file name, for its build/obj-NAME, kunit-NAME and
+# initramfs-NAME ("patch:12" -> "patch-12").
+ref_name() { local n=${1//[:\/]/-}; echo "${n//[^A-Za-z0-9._-]/_}"; }
+
 # kernel_src REF: check out REF (base, series, a commit) in the build
 # worktree build/src and print its path. Every kernel build uses this one
 # source path, so base and series objects share the ccache (the compiler
@@ -47,16 +65,14 @@ die() { log "ERROR: $*"; exit 1; }
 # an O= directory rebuilds only the files that differ between its last
 # build and REF. Builds are serialised with a lock on build/src.lock.
 kernel_src() {
-	local ref=$1 wt="$top/build/src"
-	case "$ref" in base|series|bench-base) ref="refs/tags/$ref" ;; esac
-	git -C "$top/build/linux" rev-parse -q --verify "$ref^{commit}" >/dev/null ||
-		die "no $1 in build/linux (run: make tree)"
+	local ref wt="$top/build/src"
+	ref=$(ref_commit "$1") || die "no $1 in build/linux (run: make tree)"
 	if [ ! -e "$wt/.git" ]; then
 		log "creating the build worktree build/src"
 		git -C "$top/build/linux" worktree add -q --detach "$wt" "$ref" >&2
 	fi
-	if [ "$(git -C "$wt" rev-parse HEAD)" != "$(git -C "$top/build/linux" rev-parse "$ref^{commit}")" ]; then
-		git -C "$wt" checkout -q -f --detach "$ref^{commit}" >&2
+	if [ "$(git -C "$wt" rev-parse HEAD)" != "$ref" ]; then
+		git -C "$wt" checkout -q -f --detach "$ref" >&2
 	fi
 	echo "$wt"
 }

@@ -3,6 +3,7 @@
 # (dmabench fio xdp) for the IOMMU mode the guest was booted in. Outputs go
 # to /out, or DFP_OUT (dmabench.txt, fio.json, xdp.txt); the scripts are in
 # /usr/share/dfp, or DFP_SHARE (bench/hw-run on a machine of its own).
+. ${DFP_SHARE:-/usr/share/dfp}/bench/lib.sh
 rc=0
 for part in $PARTS; do
 	echo "bench: $part ($(date +%T))"
@@ -13,4 +14,5 @@ for part in $PARTS; do
 	*) echo "unknown part $part"; rc=1 ;;
 	esac
 done
+ab_sync end
 exit $rc

@@ -23,14 +23,17 @@ bind_edu() {
 # NAME is reached (/out/sync/NAME.ready) and wait until the host starts it
 # in both guests at once (/out/sync/NAME.go). After 300 s without a go the
 # step runs anyway, and the host records the pair as not simultaneous.
+# AB_PREFIX is put before NAME (a script run more than once in a boot).
+# A step ends where the next one is reached: the host reads its CPU time
+# there (HOSTCPU=1); the last step of a boot is followed by "end".
 ab_sync() {
 	[ "${AB_SYNC:-0}" = 1 ] || return 0
+	local n="${AB_PREFIX:-}$1" i=0
 	mkdir -p ${DFP_OUT:-/out}/sync
-	: > "${DFP_OUT:-/out}/sync/$1.ready"
-	local i=0
-	until [ -e "${DFP_OUT:-/out}/sync/$1.go" ]; do
+	: > "${DFP_OUT:-/out}/sync/$n.ready"
+	until [ -e "${DFP_OUT:-/out}/sync/$n.go" ]; do
 		i=$((i + 1))
-		[ $i -le 6000 ] || { echo "ab_sync $1: no go from the host" >&2; return 0; }
+		[ $i -le 6000 ] || { echo "ab_sync $n: no go from the host" >&2; return 0; }
 		sleep 0.05
 	done
 }

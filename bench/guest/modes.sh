@@ -1,5 +1,6 @@
 #!/bin/sh
-# Guest side of bench/iommu-modes: strict, lazy and passthrough in ONE boot.
+# Guest side of make bench's mode intel-switch: strict, lazy and
+# passthrough in ONE boot.
 # The IOMMU groups of the NVMe disk and of the three virtio-net NICs are
 # switched at run time (unbind the driver, write the group's type, bind
 # again), so the modes are compared on the same QEMU instance, same guest
@@ -7,7 +8,8 @@
 # an order rotated per round; in each mode every fio job of FIO_JOBS
 # (JSON to /out/r<round>-<mode>-<job>.json) and, with XDP_ACTIONS, the XDP
 # benchmark (bench/guest/xdp.sh; its lines to /out/r<round>-<mode>-xdp.txt).
-# Environment (bench/iommu-modes sets it): ROUNDS, RUNTIME, RAMP, FIO_JOBS
+# Environment (bench/run.py sets it): ROUNDS, ROUND_FIRST (the first
+# round's number: names and the rotation of the modes), RUNTIME, RAMP, FIO_JOBS
 # (sections of FIO_FILE, default fastpath.fio, may be empty), XDP_ACTIONS,
 # XDP_SECONDS, MODES (group types: DMA DMA-FQ identity), SWITCH (below),
 # FLUSH_PROBES (below), FLUSH_SPANS (below), PAIR (below).
@@ -23,8 +25,10 @@ set -e
 . /usr/share/dfp/bench/lib.sh
 export DEV=/dev/nvme0n1 RUNTIME=${RUNTIME:-5} RAMP=${RAMP:-1}
 rounds=${ROUNDS:-5}
-modes=${MODES:?set by bench/iommu-modes}
-jobs=${FIO_JOBS?set by bench/iommu-modes}
+first=${ROUND_FIRST:-1}
+last=$((first + rounds - 1))
+modes=${MODES:?set by bench/run.py}
+jobs=${FIO_JOBS?set by bench/run.py}
 fio_file=/usr/share/dfp/bench/fio/${FIO_FILE:-fastpath.fio}
 [ -f "$fio_file" ] || { echo "modes: no $fio_file" >&2; exit 1; }
 xdp_actions=${XDP_ACTIONS:-}
@@ -40,7 +44,7 @@ have_nics() {
 # which device's mode an effect follows. The generator NIC (gen), when not
 # named, is held in passthrough by bench/guest/xdp.sh (XDP_GEN_TYPE).
 [ -b $DEV ] || { echo "no $DEV" >&2; exit 1; }
-switch=${SWITCH:?set by bench/iommu-modes}
+switch=${SWITCH:?set by bench/run.py}
 devs=""
 for d in $switch; do
 	case $d in
@@ -189,7 +193,8 @@ pair_run() {
 	wait_for pair_dev $pair_a > /dev/null && wait_for pair_dev $pair_b > /dev/null || return 1
 	da=$(pair_dev $pair_a) db=$(pair_dev $pair_b)
 	for j in $jobs; do
-		echo "modes: round $r/$rounds a $ma b $mb $j ($(date +%T))"
+		ab_sync "r$r-$ma-$mb-$j"
+		echo "modes: round $r/$last a $ma b $mb $j ($(date +%T))"
 		DEV=$da fio --output-format=json --output="/out/r$r-a-$ma-$j.json" \
 			--section="$j" "$fio_file" & pa=$!
 		DEV=$db fio --output-format=json --output="/out/r$r-b-$mb-$j.json" \
@@ -214,8 +219,8 @@ if [ "${PAIR:-0}" = 1 ]; then
 	for bdf in $pair_a $pair_b; do
 		DEV=$(pair_dev $bdf) fio --output=/dev/null --section="${jobs%% *}" "$fio_file"
 	done
-	r=1
-	while [ $r -le "$rounds" ]; do
+	r=$first
+	while [ $r -le "$last" ]; do
 		if [ $((r % 2)) = 1 ]; then
 			pair_run $r $m1 $m2 && pair_run $r $m2 $m1
 		else
@@ -223,6 +228,7 @@ if [ "${PAIR:-0}" = 1 ]; then
 		fi || exit 1
 		r=$((r + 1))
 	done
+	ab_sync end
 	echo "modes: done"
 	exit 0
 fi
@@ -231,26 +237,28 @@ fi
 # QEMU's translated code), and round 1 would charge it to its first mode.
 echo "modes: warm-up ($(date +%T))"
 [ -z "$jobs" ] || fio --output=/dev/null --section="${jobs%% *}" "$fio_file"
-[ -z "$xdp_actions" ] || XDP_SECONDS=1 /usr/share/dfp/bench/xdp.sh ${xdp_actions%% *} > /dev/null
-r=1
-while [ $r -le "$rounds" ]; do
+[ -z "$xdp_actions" ] || AB_SYNC=0 XDP_SECONDS=1 /usr/share/dfp/bench/xdp.sh ${xdp_actions%% *} > /dev/null
+r=$first
+while [ $r -le "$last" ]; do
 	# rotate: round 1 "a b c", round 2 "b c a", ...
 	set -- $modes
 	k=1
 	while [ $k -lt $(( (r - 1) % $# + 1 )) ]; do
-		first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+		head1=$1; shift; set -- "$@" "$head1"; k=$((k + 1))
 	done
 	for m in "$@"; do
 		set_mode "$m"
 		for j in $jobs; do
-			echo "modes: round $r/$rounds $m $j ($(date +%T))"
+			ab_sync "r$r-$m-$j"
+			echo "modes: round $r/$last $m $j ($(date +%T))"
 			fio_run "$j" "/out/r$r-$m-$j"
 		done
 		if [ -n "$xdp_actions" ]; then
-			echo "modes: round $r/$rounds $m xdp $xdp_actions ($(date +%T))"
-			/usr/share/dfp/bench/xdp.sh $xdp_actions > "/out/r$r-$m-xdp.txt"
+			echo "modes: round $r/$last $m xdp $xdp_actions ($(date +%T))"
+			AB_PREFIX="r$r-$m-" /usr/share/dfp/bench/xdp.sh $xdp_actions > "/out/r$r-$m-xdp.txt"
 		fi
 	done
 	r=$((r + 1))
 done
+ab_sync end
 echo "modes: done"

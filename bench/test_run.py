@@ -1,0 +1,190 @@
+"""Tests of bench/run.py's host side: the files of a mode switched in one
+boot (intel-switch), and the host CPU accounting (HOSTCPU=1).  From the
+repository root:
+
+    python3 -m unittest bench/test_run.py
+"""
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run  # noqa: E402
+
+
+def fio_json(path, job, iops, write=False, ios=1000):
+    idle = {'io_bytes': 0, 'iops': 0.0, 'total_ios': 0}
+    busy = {'io_bytes': 4096, 'iops': iops, 'total_ios': ios,
+            'clat_ns': {'mean': 2000.0, 'percentile': {'99.000000': 5000}}}
+    d = {'jobname': job, 'job_runtime': 5000,
+         'read': idle if write else busy, 'write': busy if write else idle}
+    with open(path, 'w') as f:
+        json.dump({'jobs': [d]}, f)
+
+
+def write(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+class Recorder(run.Results):
+    def __init__(self):
+        self.failures = []
+        self.recs = []
+
+    def add(self, family, workload, mode, kernel, rnd, metric, value, unit, better):
+        self.recs.append((family, workload, mode, kernel, rnd, metric, value))
+
+    def get(self, family, workload, mode, metric):
+        got = [r[6] for r in self.recs if r[:3] == (family, workload, mode) and r[5] == metric]
+        return got[0] if len(got) == 1 else got
+
+
+class TestSwitch(unittest.TestCase):
+    def test_fio_per_mode(self):
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            fio_json(os.path.join(d, 'r3-DMA-a.json'), 'a', 90.0)
+            fio_json(os.path.join(d, 'r3-DMA-FQ-a.json'), 'a', 100.0)
+            fio_json(os.path.join(d, 'r3-identity-a.json'), 'a', 120.0)
+            # a write job reports in 'write'
+            fio_json(os.path.join(d, 'r3-DMA-b.json'), 'b', 50.0, write=True)
+            run.parse_switch(res, d, 'series', 3)
+        self.assertEqual(res.failures, [])
+        self.assertEqual(res.get('fio', 'a', 'switch-strict', 'iops'), 90.0)
+        self.assertEqual(res.get('fio', 'a', 'switch-lazy', 'iops'), 100.0)
+        self.assertEqual(res.get('fio', 'a', 'switch-pt', 'iops'), 120.0)
+        self.assertEqual(res.get('fio', 'b', 'switch-strict', 'iops'), 50.0)
+        self.assertEqual({r[3:5] for r in res.recs}, {('series', 3)})
+
+    def test_invalidations_per_io(self):
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, 'r1-DMA-a.flush'),
+                  'ios 1000\ncache_tag_flush_range 700\ncache_tag_flush_all 50\n')
+            write(os.path.join(d, 'r1-DMA-FQ-a.flush'), 'ios 0\ncache_tag_flush_all 3\n')
+            run.parse_switch(res, d, 'series', 1)
+        # the probes summed per completed I/O; no I/O: no figure
+        self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_per_io'), 0.75)
+        self.assertIsNone(res.get('fio', 'a', 'switch-lazy', 'invalidations_per_io'))
+
+    def test_invalidation_spans(self):
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            # 400 I/Os: 100 invalidations of 4K, 60 of 128K (mask 5), 40 of 4M
+            write(os.path.join(d, 'r1-DMA-a.spans'),
+                  'ios 400\nlost 0\nmask 0 100\nmask 5 60\nmask 10 40\n')
+            # lazy: domain-wide; lost events: not used, and said so
+            write(os.path.join(d, 'r1-DMA-FQ-a.spans'), 'ios 500\nlost 3\nmask all 500\n')
+            run.parse_switch(res, d, 'series', 1)
+        self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_per_io'), 0.5)
+        self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_128K_per_io'), 0.15)
+        self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_4096K_per_io'), 0.1)
+        self.assertEqual(res.get('fio', 'a', 'switch-lazy', 'invalidations_per_io'), [])
+        self.assertEqual(len(res.failures), 1)
+        self.assertIn('lost', res.failures[0])
+
+    def test_xdp_generator_group(self):
+        # the load generator's NIC is held in passthrough unless SWITCH
+        # names it; a run where it was elsewhere gives no pps
+        saved = run.SWITCH
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                for m, gen in (('DMA', 'DMA'), ('DMA-FQ', 'identity'), ('identity', None)):
+                    write(os.path.join(d, f'r1-{m}-xdp.txt'),
+                          (f'xdp generator group={gen}\n' if gen else '') +
+                          'xdp action=tx packets=500 secs=5.001 pps=100\n'
+                          'xdp action=redirect error\n')
+                run.SWITCH = 'nvme xdp redir'
+                res = Recorder()
+                run.parse_switch(res, d, 'base', 1)
+                self.assertEqual(res.get('xdp', 'tx', 'switch-lazy', 'pps'), 100)
+                # an action that failed is recorded as missing
+                self.assertIsNone(res.get('xdp', 'redirect', 'switch-lazy', 'pps'))
+                self.assertEqual(res.get('xdp', 'tx', 'switch-strict', 'pps'), [])
+                self.assertEqual(len(res.failures), 2)
+                run.SWITCH = 'xdp gen'
+                res = Recorder()
+                run.parse_switch(res, d, 'base', 1)
+                self.assertEqual(res.get('xdp', 'tx', 'switch-strict', 'pps'), 100)
+                self.assertEqual(res.get('xdp', 'tx', 'switch-lazy', 'pps'), [])
+        finally:
+            run.SWITCH = saved
+
+    def test_pair_is_the_geometric_mean_of_both_disks(self):
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            # disk b is twice as fast as a; strict costs 10% on both
+            fio_json(os.path.join(d, 'r2-a-DMA-j.json'), 'j', 90.0)
+            fio_json(os.path.join(d, 'r2-b-DMA-FQ-j.json'), 'j', 200.0)
+            fio_json(os.path.join(d, 'r2-b-DMA-j.json'), 'j', 180.0)
+            fio_json(os.path.join(d, 'r2-a-DMA-FQ-j.json'), 'j', 100.0)
+            # one way only: no figure
+            fio_json(os.path.join(d, 'r2-a-DMA-k.json'), 'k', 90.0)
+            run.parse_switch(res, d, 'series', 2)
+        s = res.get('fio', 'j:pair', 'switch-strict', 'iops')
+        la = res.get('fio', 'j:pair', 'switch-lazy', 'iops')
+        self.assertAlmostEqual(s / la, 0.9, places=3)
+        self.assertIsNone(res.get('fio', 'k:pair', 'switch-strict', 'iops'))
+        # the pair's runs are not one-disk rows
+        self.assertEqual(res.get('fio', 'j', 'switch-strict', 'iops'), [])
+
+
+class TestHostCpu(unittest.TestCase):
+    def test_vcpu_and_other(self):
+        before = {'1': ('qemu-system-x86', 10.0), '2': ('CPU 0/TCG', 5.0),
+                  '3': ('CPU 1/TCG', 7.0), '4': ('worker', 1.0)}
+        after = {'1': ('qemu-system-x86', 11.5), '2': ('CPU 0/TCG', 6.0),
+                 '3': ('CPU 1/TCG', 9.0), '4': ('worker', 1.25),
+                 # a worker started between the two snapshots counts from 0
+                 '5': ('worker', 0.5)}
+        vcpu, other = run.cpu_split(before, after)
+        self.assertAlmostEqual(vcpu, 3.0)
+        self.assertAlmostEqual(other, 2.25)
+
+    def test_thread_times_of_this_process(self):
+        stop = threading.Event()
+        t = threading.Thread(target=stop.wait, name='dfp-test')
+        t.start()
+        try:
+            times = run.thread_times(os.getpid())
+        finally:
+            stop.set()
+            t.join()
+        self.assertGreaterEqual(len(times), 2)
+        for comm, secs in times.values():
+            self.assertIsInstance(comm, str)
+            self.assertGreaterEqual(secs, 0.0)
+
+    def test_per_io_of_a_fio_step(self):
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'out'))
+            fio_json(os.path.join(d, 'out', 'fio-a.json'), 'a', 200.0, ios=1000)
+            fio_json(os.path.join(d, 'out', 'r1-DMA-FQ-a.json'), 'a', 200.0, ios=500)
+            b = dict(rundir=d)
+            run.record_hostcpu(res, b, 'fio-a', (0.002, 0.004), 'intel-strict', 'base', 1)
+            run.record_hostcpu(res, b, 'r1-DMA-FQ-a', (0.001, 0.001), 'intel-switch', 'base', 1)
+            # not a fio step, or no JSON: nothing
+            run.record_hostcpu(res, b, 'xdp-tx', (1.0, 1.0), 'intel-strict', 'base', 1)
+            run.record_hostcpu(res, b, 'fio-b', (1.0, 1.0), 'intel-strict', 'base', 1)
+        self.assertEqual(res.get('hostcpu', 'a', 'intel-strict', 'vcpu_us_per_io'), 2.0)
+        self.assertEqual(res.get('hostcpu', 'a', 'intel-strict', 'qemu_us_per_io'), 4.0)
+        self.assertEqual(res.get('hostcpu', 'a', 'switch-lazy', 'qemu_us_per_io'), 2.0)
+        self.assertEqual(len(res.recs), 4)
+
+
+class TestRefs(unittest.TestCase):
+    def test_ref_names(self):
+        # as scripts/lib.sh ref_name: the build directories of any commit
+        self.assertEqual(run.ref_name('patch:12'), 'patch-12')
+        self.assertEqual(run.ref_name('rev:work/try 1'), 'rev-work-try_1')
+        self.assertEqual(run.ref_name('bench-base'), 'bench-base')
+
+
+if __name__ == '__main__':
+    unittest.main()
