@@ -8,13 +8,15 @@ Robin Murphy <robin.murphy@arm.com>
 Barry Song <baohua@kernel.org>
 Qinxin Xia <xiaqinxin@huawei.com>
 Marek Szyprowski <m.szyprowski@samsung.com>
+Shuah Khan <shuah@kernel.org>
 Kees Cook <kees@kernel.org>
 "Gustavo A. R. Silva" <gustavoars@kernel.org>
 Paul Walmsley <pjw@kernel.org>
 Palmer Dabbelt <palmer@dabbelt.com>
 Albert Ou <aou@eecs.berkeley.edu>
 Alexandre Ghiti <alex@ghiti.fr>
-iommu@lists.linux.dev
 linux-kernel@vger.kernel.org
+iommu@lists.linux.dev
+linux-kselftest@vger.kernel.org
 linux-hardening@vger.kernel.org
 linux-riscv@lists.infradead.org

@@ -26,4 +26,5 @@ linux-kernel@vger.kernel.org
 linux-block@vger.kernel.org
 dri-devel@lists.freedesktop.org
 iommu@lists.linux.dev
+linux-kselftest@vger.kernel.org
 linux-riscv@lists.infradead.org
