@@ -13,15 +13,26 @@
  *
  * A case the module reports as not applicable (EOPNOTSUPP) fails where this
  * program expects it to apply, so a misdetected mode cannot skip silently.
+ *
+ * Outside the project's guest the mode is read from the edu device's IOMMU
+ * group, the module is $DFP_EDU_KO (default MODULE_PATH), and the program
+ * skips without root, an edu device, a translating domain or the module.
  */
 #include <sys/syscall.h>
 #include "dfp_guest.h"
 #include "kselftest_harness.h"
 
-#define EDU_VENDOR	0x1234
-#define EDU_DEVICE	0x11e8
+#define EDU_VENDOR	DFP_EDU_VENDOR
+#define EDU_DEVICE	DFP_EDU_DEVICE
 #define MODULE_PATH	"/usr/share/dfp/dfp_edu.ko"
 #define RUN		"/sys/kernel/debug/dfp_edu/run"
+
+static const char *module_path(void)
+{
+	const char *env = getenv("DFP_EDU_KO");
+
+	return env && *env ? env : MODULE_PATH;
+}
 
 static int load_and_bind(void)
 {
@@ -30,7 +41,7 @@ static int load_and_bind(void)
 
 	if (access(RUN, W_OK) == 0)
 		return 0;
-	fd = open(MODULE_PATH, O_RDONLY);
+	fd = open(module_path(), O_RDONLY);
 	if (fd < 0)
 		return -errno;
 	ret = syscall(SYS_finit_module, fd, "", 0);
@@ -53,14 +64,6 @@ static int load_and_bind(void)
 static int run_case(const char *name)
 {
 	return dfp_write(RUN, name);
-}
-
-static int mode_is(const char *suffix)
-{
-	const char *m = dfp_mode();
-	size_t n = strlen(m), s = strlen(suffix);
-
-	return n >= s && !strcmp(m + n - s, suffix);
 }
 
 /* The kernel under test has the unmap batch (the series, not the base). */
@@ -88,7 +91,7 @@ FIXTURE_SETUP(edu)
 
 	/* edu's 28-bit DMA mask needs IOVAs: untranslated, memory is above */
 	if (!strcmp(dfp_mode(), "") || !strcmp(dfp_mode(), "none") ||
-	    mode_is("-pt"))
+	    dfp_mode_is("-pt"))
 		SKIP(return, "mode '%s' does not translate DMA", dfp_mode());
 	ret = load_and_bind();
 	ASSERT_EQ(0, ret) TH_LOG("dfp_edu: load/bind: %s", strerror(-ret));
@@ -106,21 +109,21 @@ TEST_F(edu, live)
 
 TEST_F(edu, strict_unmap)
 {
-	if (!mode_is("-strict"))
+	if (!dfp_mode_is("-strict"))
 		SKIP(return, "mode %s is not strict", dfp_mode());
 	ASSERT_EQ(0, run_case("strict_unmap"));
 }
 
 TEST_F(edu, lazy_window)
 {
-	if (!mode_is("-lazy"))
+	if (!dfp_mode_is("-lazy"))
 		SKIP(return, "mode %s is not lazy", dfp_mode());
 	ASSERT_EQ(0, run_case("lazy_window"));
 }
 
 TEST_F(edu, batch)
 {
-	if (!mode_is("-strict"))
+	if (!dfp_mode_is("-strict"))
 		SKIP(return, "mode %s is not strict", dfp_mode());
 	if (!kernel_has_batch())
 		SKIP(return, "kernel without dma_unmap_batch_flush()");
@@ -137,7 +140,7 @@ TEST_F(edu, batch_wanted)
 
 TEST_F(edu, iova_batch)
 {
-	if (!mode_is("-strict"))
+	if (!dfp_mode_is("-strict"))
 		SKIP(return, "mode %s is not strict", dfp_mode());
 	if (!kernel_has_batch())
 		SKIP(return, "kernel without dma_unmap_batch_flush()");
@@ -151,7 +154,7 @@ TEST_F(edu, iova_batch)
  */
 TEST_F(edu, exhaust)
 {
-	if (!mode_is("-strict"))
+	if (!dfp_mode_is("-strict"))
 		SKIP(return, "mode %s is not strict", dfp_mode());
 	ASSERT_EQ(0, run_case("exhaust"));
 }
@@ -159,7 +162,7 @@ TEST_F(edu, exhaust)
 /* The same, unmapping into a batch: no IOVA comes back before its flush. */
 TEST_F(edu, exhaust_batch)
 {
-	if (!mode_is("-strict"))
+	if (!dfp_mode_is("-strict"))
 		SKIP(return, "mode %s is not strict", dfp_mode());
 	if (!kernel_has_batch())
 		SKIP(return, "kernel without dma_unmap_batch_flush()");
@@ -311,4 +314,29 @@ TEST_F(edu, unknown_case)
 	ASSERT_EQ(-ENOENT, run_case("no_such_case"));
 }
 
-TEST_HARNESS_MAIN
+static const char *dfp_skip_reason(void)
+{
+	static char why[512];
+	char bdf[256];
+
+	if (geteuid())
+		return "needs root (loads dfp_edu.ko, binds the edu device)";
+	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+		return "no QEMU edu PCI device (1234:11e8)";
+	if (!strcmp(dfp_mode(), "") || !strcmp(dfp_mode(), "none") ||
+	    dfp_mode_is("-pt")) {
+		snprintf(why, sizeof(why),
+			 "edu's 28-bit DMA mask needs a translating IOMMU domain (mode '%s')",
+			 dfp_mode());
+		return why;
+	}
+	if (access(RUN, W_OK) && access(module_path(), R_OK)) {
+		snprintf(why, sizeof(why),
+			 "dfp_edu not loaded and %s not found (DFP_EDU_KO=PATH)",
+			 module_path());
+		return why;
+	}
+	return NULL;
+}
+
+DFP_HARNESS_MAIN

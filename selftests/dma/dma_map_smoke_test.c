@@ -6,15 +6,22 @@
  * ordered (min <= median <= p99) map and unmap times; bad parameters must be
  * rejected with EINVAL. The IOVA-link mode needs a translating IOMMU domain:
  * in passthrough and without an IOMMU it must fail with EOPNOTSUPP.
+ *
+ * Outside the project's guest it skips without root, an edu device, the
+ * dma_map_benchmark driver or debugfs; the mode is then read from the edu
+ * device's IOMMU group (dfp_mode()).
  */
 #include <sys/ioctl.h>
+#include <sys/vfs.h>
 #include <linux/map_benchmark.h>
 #include "dfp_guest.h"
 #include "kselftest_harness.h"
 
-#define EDU_VENDOR	0x1234
-#define EDU_DEVICE	0x11e8
+#define EDU_VENDOR	DFP_EDU_VENDOR
+#define EDU_DEVICE	DFP_EDU_DEVICE
 #define BENCH_DEV	"/sys/kernel/debug/dma_map_benchmark"
+#define BENCH_DRV	"/sys/bus/pci/drivers/dma_map_benchmark"
+#define DEBUGFS_MAGIC	0x64626720
 
 static int bind_edu(struct __test_metadata *_metadata)
 {
@@ -89,7 +96,7 @@ static int translated(void)
 {
 	const char *m = dfp_mode();
 
-	return strcmp(m, "none") && strcmp(m, "intel-pt") && m[0];
+	return strcmp(m, "none") && !dfp_mode_is("-pt") && m[0];
 }
 
 FIXTURE_SETUP(bench)
@@ -181,4 +188,22 @@ TEST_F(bench, rejects_bad_input)
 	ASSERT_EQ(EINVAL, errno);
 }
 
-TEST_HARNESS_MAIN
+static const char *dfp_skip_reason(void)
+{
+	char bdf[256];
+	struct statfs fs;
+
+	if (geteuid())
+		return "needs root (binds the edu device to dma_map_benchmark)";
+	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+		return "no QEMU edu PCI device (1234:11e8) for dma_map_benchmark";
+	if (access(BENCH_DRV, F_OK))
+		return "no dma_map_benchmark driver (CONFIG_DMA_MAP_BENCHMARK)";
+	if (statfs("/sys/kernel/debug", &fs) || fs.f_type != DEBUGFS_MAGIC)
+		return "debugfs is not mounted on /sys/kernel/debug";
+	if (!dfp_mode()[0])
+		return "cannot tell the IOMMU mode of the edu device";
+	return NULL;
+}
+
+DFP_HARNESS_MAIN

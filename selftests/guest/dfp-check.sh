@@ -3,7 +3,7 @@
 # result per check. Usage: dfp-check.sh [check...]; default: all.
 . /usr/share/dfp/lib.sh
 n=0 failed=0
-checks=${*:-"mode dma_map_smoke edu_dma fio_verify xdp_smoke"}
+checks=${*:-"mode dma_map_smoke map_benchmark edu_dma fio_verify xdp_smoke"}
 set -- $checks
 echo "KTAP version 1"
 echo "1..$#"
@@ -28,6 +28,9 @@ sub() {
 
 check_mode() { /usr/local/bin/dma_mode_test; }
 check_dma_map_smoke() { /usr/local/bin/dma_map_smoke_test; }
+# The series' kselftest (tools/testing/selftests/dma), on the edu device
+# dma_map_smoke_test bound to dma_map_benchmark.
+check_map_benchmark() { /usr/share/dfp/kselftest/dma/map_benchmark_test; }
 # After dma_map_smoke_test: it binds edu to dma_map_benchmark, this to dfp_edu.
 check_edu_dma() { /usr/local/bin/dma_edu_test; }
 
