@@ -145,6 +145,19 @@ def ref_name(ref):
     return re.sub(r'[^A-Za-z0-9._-]', '_', re.sub(r'[:/]', '-', ref))
 
 
+def ref_commit(ref):
+    """The commit of a ref, as scripts/lib.sh ref_commit resolves it."""
+    if ref.startswith('patch:'):
+        commits = sh(['git', '-C', 'build/linux', 'rev-list', '--reverse', 'base..series'],
+                     capture=True).stdout.split()
+        n = int(ref[len('patch:'):])
+        if not 1 <= n <= len(commits):
+            raise SystemExit(f'bench: {ref}: the series has {len(commits)} patches')
+        return commits[n - 1]
+    name = f'refs/tags/{ref}' if ref in ('base', 'series', 'bench-base') else ref.removeprefix('rev:')
+    return sh(['git', '-C', 'build/linux', 'rev-parse', f'{name}^{{commit}}'], capture=True).stdout.strip()
+
+
 def obj_dir(kernel):
     """build/obj-NAME of a side's kernel (relative to TOP)."""
     return os.path.join('build', f'obj-{ref_name(KERNELS[kernel])}')
@@ -745,8 +758,7 @@ def main():
                 log(f'no initramfs of {ref}: its guests boot the series one')
                 sh(['scripts/build', 'series', 'bzImage'])
                 sh(['scripts/initramfs', 'series'])
-    hashes = {k: sh(['git', '-C', 'build/linux', 'rev-parse', ref], capture=True).stdout.strip()
-              for k, ref in KERNELS.items()}
+    hashes = {k: ref_commit(ref) for k, ref in KERNELS.items()}
     meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK, ab=AB, aa=AA,
                 command=' '.join(f'{k}={os.environ[k]}' for k in
                                  ('AA', 'BASE', 'SERIES', 'AB', 'AB_PIN', 'HOSTCPU', 'VM_SMP', 'ROUNDS',
