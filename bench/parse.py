@@ -1,5 +1,6 @@
 """One parser per output format of the guest and KUnit workloads, shared by
-bench/run.py's workloads and by its ingest of bench/hw-run's output.
+bench/run.py's workloads, its ingest of bench/hw-run's output, the fio summary
+of bench/trace/profile and the timing table of scripts/kunit.
 
   fio JSON (--output-format=json)    fio_jobs(path), fio_ios(path)
   dma_map_benchmark point lines      dmabench_points(text)
