@@ -128,6 +128,9 @@ SWITCH = os.environ.get('SWITCH', 'nvme xdp redir')
 PAIR = os.environ.get('PAIR', '0') == '1'
 if set(SW_MODES) - set(SW_NAMES) or (PAIR and len(SW_MODES) != 2):
     raise SystemExit('bench: SW_MODES: group types of DMA DMA-FQ identity (two with PAIR=1)')
+# A group type in bench/guest/modes.sh's file and step names, longest first
+# (DMA-FQ before DMA).
+SW_TYPE = '|'.join(sorted(SW_NAMES, key=len, reverse=True))
 
 if QUICK:
     TIMES = dict(SECONDS_PER_POINT='1', RUNTIME='2', RAMP='1', XDP_SECONDS='2')
@@ -450,24 +453,32 @@ def per_io_counts(path):
     return ios, counts
 
 
+def switch_step(stem):
+    """(group type, job) of modes.sh's one-disk run r<ROUND>-<TYPE>-<JOB> (a
+    step name, or a file name without its extension), or None."""
+    m = re.fullmatch(rf'r\d+-({SW_TYPE})-(.+)', stem)
+    return m.groups() if m else None
+
+
 def parse_switch(res, out, kernel, rnd):
     """The files bench/guest/modes.sh wrote for one boot of intel-switch."""
     files = sorted(os.listdir(out)) if os.path.isdir(out) else []
-    types = '|'.join(sorted(SW_NAMES, key=len, reverse=True))
     pair = {}
     for f in files:
         path = os.path.join(out, f)
-        m = re.fullmatch(rf'r\d+-([ab])-({types})-(.+)\.json', f)
+        m = re.fullmatch(rf'r\d+-([ab])-({SW_TYPE})-(.+)\.json', f)
         if m:
             try:
                 pair.setdefault((m.group(3), m.group(2)), []).append(fio_jobs(path)[0][1]['iops'])
             except (ValueError, KeyError, IndexError) as e:
                 res.failures.append(f'switch {kernel} round {rnd}: bad JSON in {path}: {e}')
             continue
-        m = re.fullmatch(rf'r\d+-({types})-(.+)\.(json|flush|spans|txt)', f)
-        if not m:
+        stem, ext = os.path.splitext(f)
+        step = switch_step(stem)
+        if not step or ext not in ('.json', '.flush', '.spans', '.txt'):
             continue
-        mode, job, ext = f'switch-{SW_NAMES[m.group(1)]}', m.group(2), m.group(3)
+        (gtype, job), ext = step, ext[1:]
+        mode = f'switch-{SW_NAMES[gtype]}'
         if ext == 'json':
             try:
                 parse_fio(res, path, mode, kernel, rnd)
@@ -477,7 +488,7 @@ def parse_switch(res, out, kernel, rnd):
             with open(path) as fh:
                 text = fh.read()
             # The load generator's NIC must be where SWITCH puts it.
-            want = m.group(1) if 'gen' in SWITCH.split() else 'identity'
+            want = gtype if 'gen' in SWITCH.split() else 'identity'
             if xdp_generator(text) != want:
                 res.failures.append(f'switch {kernel} round {rnd}: {f}: generator group '
                                     f'{xdp_generator(text)}, wanted {want}')
@@ -489,13 +500,12 @@ def parse_switch(res, out, kernel, rnd):
                 res.failures.append(f'switch {kernel} round {rnd}: {f}: trace events lost')
                 continue
             ios, counts = got
-            per = {k: c / ios if ios else None for k, c in counts.items()}
             res.add('fio', job, mode, kernel, rnd, 'invalidations_per_io',
                     sum(counts.values()) / ios if ios else None, 'per I/O', 'lower')
             if ext == 'spans':
-                for size, v in per.items():
-                    res.add('fio', job, mode, kernel, rnd, f'invalidations_{size}_per_io', v,
-                            'per I/O', 'lower')
+                for size, c in counts.items():
+                    res.add('fio', job, mode, kernel, rnd, f'invalidations_{size}_per_io',
+                            c / ios if ios else None, 'per I/O', 'lower')
     for (job, t), v in sorted(pair.items()):
         res.add('fio', f'{job}:pair', f'switch-{SW_NAMES[t]}', kernel, rnd, 'iops',
                 round((v[0] * v[1]) ** 0.5, 1) if len(v) == 2 else None, 'IOPS', 'higher')
@@ -585,14 +595,15 @@ def record_hostcpu(res, b, step, cpu, mode, kernel, rnd):
     """HOSTCPU=1: a fio step's CPU seconds (vcpu, other) per completed I/O
     (the step's JSON, out/STEP.json) as family hostcpu."""
     path = os.path.join(b['rundir'], 'out', f'{step}.json')
-    types = '|'.join(sorted(SW_NAMES, key=len, reverse=True))
-    m = re.fullmatch(r'fio-(.+)', step) or re.fullmatch(rf'r\d+-({types})-(.+)', step)
-    if not m or not os.path.exists(path):
-        return
+    sw = switch_step(step)
     if step.startswith('fio-'):
-        job = m.group(1)
+        job = step[len('fio-'):]
+    elif sw:
+        mode, job = f'switch-{SW_NAMES[sw[0]]}', sw[1]
     else:
-        mode, job = f'switch-{SW_NAMES[m.group(1)]}', m.group(2)
+        return
+    if not os.path.exists(path):
+        return
     try:
         ios, _ = fio_ios(path)
     except (ValueError, KeyError, IndexError):

@@ -44,6 +44,16 @@ class Recorder(run.Results):
         return got[0] if len(got) == 1 else got
 
 
+def switch_files(files, kernel='series', rnd=1):
+    """parse_switch over a boot's out/ holding files {name: text}."""
+    res = Recorder()
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in files.items():
+            write(os.path.join(d, name), text)
+        run.parse_switch(res, d, kernel, rnd)
+    return res
+
+
 class TestSwitch(unittest.TestCase):
     def test_fio_per_mode(self):
         res = Recorder()
@@ -62,25 +72,19 @@ class TestSwitch(unittest.TestCase):
         self.assertEqual({r[3:5] for r in res.recs}, {('series', 3)})
 
     def test_invalidations_per_io(self):
-        res = Recorder()
-        with tempfile.TemporaryDirectory() as d:
-            write(os.path.join(d, 'r1-DMA-a.flush'),
-                  'ios 1000\ncache_tag_flush_range 700\ncache_tag_flush_all 50\n')
-            write(os.path.join(d, 'r1-DMA-FQ-a.flush'), 'ios 0\ncache_tag_flush_all 3\n')
-            run.parse_switch(res, d, 'series', 1)
+        res = switch_files({
+            'r1-DMA-a.flush': 'ios 1000\ncache_tag_flush_range 700\ncache_tag_flush_all 50\n',
+            'r1-DMA-FQ-a.flush': 'ios 0\ncache_tag_flush_all 3\n'})
         # the probes summed per completed I/O; no I/O: no figure
         self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_per_io'), 0.75)
         self.assertIsNone(res.get('fio', 'a', 'switch-lazy', 'invalidations_per_io'))
 
     def test_invalidation_spans(self):
-        res = Recorder()
-        with tempfile.TemporaryDirectory() as d:
+        res = switch_files({
             # 400 I/Os: 100 invalidations of 4K, 60 of 128K (mask 5), 40 of 4M
-            write(os.path.join(d, 'r1-DMA-a.spans'),
-                  'ios 400\nlost 0\nmask 0 100\nmask 5 60\nmask 10 40\n')
+            'r1-DMA-a.spans': 'ios 400\nlost 0\nmask 0 100\nmask 5 60\nmask 10 40\n',
             # lazy: domain-wide; lost events: not used, and said so
-            write(os.path.join(d, 'r1-DMA-FQ-a.spans'), 'ios 500\nlost 3\nmask all 500\n')
-            run.parse_switch(res, d, 'series', 1)
+            'r1-DMA-FQ-a.spans': 'ios 500\nlost 3\nmask all 500\n'})
         self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_per_io'), 0.5)
         self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_128K_per_io'), 0.15)
         self.assertAlmostEqual(res.get('fio', 'a', 'switch-strict', 'invalidations_4096K_per_io'), 0.1)

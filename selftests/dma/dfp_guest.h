@@ -172,6 +172,14 @@ static inline int dfp_mode_is(const char *suffix)
 	return n >= s && !strcmp(m + n - s, suffix);
 }
 
+/* The mode gives the devices a translating (DMA or DMA-FQ) domain. */
+static inline int dfp_mode_translates(void)
+{
+	const char *m = dfp_mode();
+
+	return m[0] && strcmp(m, "none") && !dfp_mode_is("-pt");
+}
+
 /*
  * main() of a test program: where dfp_skip_reason() (defined by the
  * program) gives a reason, outside the project's guest only, the whole

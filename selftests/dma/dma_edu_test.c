@@ -22,8 +22,6 @@
 #include "dfp_guest.h"
 #include "kselftest_harness.h"
 
-#define EDU_VENDOR	DFP_EDU_VENDOR
-#define EDU_DEVICE	DFP_EDU_DEVICE
 #define MODULE_PATH	"/usr/share/dfp/dfp_edu.ko"
 #define RUN		"/sys/kernel/debug/dfp_edu/run"
 
@@ -48,7 +46,7 @@ static int load_and_bind(void)
 	close(fd);
 	if (ret && errno != EEXIST)
 		return -errno;
-	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+	if (dfp_find_pci(DFP_EDU_VENDOR, DFP_EDU_DEVICE, bdf, sizeof(bdf)))
 		return -ENODEV;
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind",
 		 bdf);
@@ -90,8 +88,7 @@ FIXTURE_SETUP(edu)
 	int ret;
 
 	/* edu's 28-bit DMA mask needs IOVAs: untranslated, memory is above */
-	if (!strcmp(dfp_mode(), "") || !strcmp(dfp_mode(), "none") ||
-	    dfp_mode_is("-pt"))
+	if (!dfp_mode_translates())
 		SKIP(return, "mode '%s' does not translate DMA", dfp_mode());
 	ret = load_and_bind();
 	ASSERT_EQ(0, ret) TH_LOG("dfp_edu: load/bind: %s", strerror(-ret));
@@ -321,10 +318,9 @@ static const char *dfp_skip_reason(void)
 
 	if (geteuid())
 		return "needs root (loads dfp_edu.ko, binds the edu device)";
-	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+	if (dfp_find_pci(DFP_EDU_VENDOR, DFP_EDU_DEVICE, bdf, sizeof(bdf)))
 		return "no QEMU edu PCI device (1234:11e8)";
-	if (!strcmp(dfp_mode(), "") || !strcmp(dfp_mode(), "none") ||
-	    dfp_mode_is("-pt")) {
+	if (!dfp_mode_translates()) {
 		snprintf(why, sizeof(why),
 			 "edu's 28-bit DMA mask needs a translating IOMMU domain (mode '%s')",
 			 dfp_mode());

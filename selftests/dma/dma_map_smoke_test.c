@@ -17,8 +17,6 @@
 #include "dfp_guest.h"
 #include "kselftest_harness.h"
 
-#define EDU_VENDOR	DFP_EDU_VENDOR
-#define EDU_DEVICE	DFP_EDU_DEVICE
 #define BENCH_DEV	"/sys/kernel/debug/dma_map_benchmark"
 #define BENCH_DRV	"/sys/bus/pci/drivers/dma_map_benchmark"
 #define DEBUGFS_MAGIC	0x64626720
@@ -28,7 +26,7 @@ static int bind_edu(struct __test_metadata *_metadata)
 	char bdf[256], path[512], drv[256];
 	ssize_t n;
 
-	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+	if (dfp_find_pci(DFP_EDU_VENDOR, DFP_EDU_DEVICE, bdf, sizeof(bdf)))
 		return -ENODEV;
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
 	n = readlink(path, drv, sizeof(drv) - 1);
@@ -91,14 +89,6 @@ FIXTURE_VARIANT_ADD(bench, iova_link_vec_512_2threads) {
 };
 #endif
 
-/* Modes in which the devices get a translating (DMA or DMA-FQ) domain. */
-static int translated(void)
-{
-	const char *m = dfp_mode();
-
-	return strcmp(m, "none") && !dfp_mode_is("-pt") && m[0];
-}
-
 FIXTURE_SETUP(bench)
 {
 	int ret = bind_edu(_metadata);
@@ -141,7 +131,7 @@ TEST_F(bench, runs)
 	fill(&m, variant->mode, variant->granule, variant->threads);
 	ret = ioctl(self->fd, DMA_MAP_BENCHMARK, &m);
 	/* The IOVA-based API needs a translating domain */
-	if (variant->mode >= DMA_MAP_BENCH_IOVA_LINK_MODE && !translated()) {
+	if (variant->mode >= DMA_MAP_BENCH_IOVA_LINK_MODE && !dfp_mode_translates()) {
 		ASSERT_EQ(-1, ret);
 		ASSERT_EQ(EOPNOTSUPP, errno);
 		return;
@@ -195,7 +185,7 @@ static const char *dfp_skip_reason(void)
 
 	if (geteuid())
 		return "needs root (binds the edu device to dma_map_benchmark)";
-	if (dfp_find_pci(EDU_VENDOR, EDU_DEVICE, bdf, sizeof(bdf)))
+	if (dfp_find_pci(DFP_EDU_VENDOR, DFP_EDU_DEVICE, bdf, sizeof(bdf)))
 		return "no QEMU edu PCI device (1234:11e8) for dma_map_benchmark";
 	if (access(BENCH_DRV, F_OK))
 		return "no dma_map_benchmark driver (CONFIG_DMA_MAP_BENCHMARK)";
