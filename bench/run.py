@@ -116,7 +116,17 @@ MODE_PARTS = {
     'amd-strict': ['dmabench-sg'],
     'none': ['fio'],
     'intel-switch': ['switch'],
+    'smmuv3-strict': ['dmabench', 'fio', 'xdp'],
+    'smmuv3-lazy': ['dmabench', 'fio', 'xdp'],
+    'smmuv3-pt': ['fio', 'xdp'],
 }
+# The arm64 guest's modes (qemu-system-aarch64 -M virt with an SMMUv3;
+# kernels and initramfs built with ARCH=arm64). Its boots trace every
+# command the SMMUv3 driver queues (QEMU's smmuv3_cmdq_opcode event): per
+# fio job the TLBI commands and CMD_SYNCs per I/O beside its IOPS (both
+# kernels traced alike).
+ARM64_MODES = ('smmuv3-strict', 'smmuv3-lazy', 'smmuv3-pt')
+SMMU_TRACE = 'smmuv3_cmdq_opcode'
 DEFAULT_MODES = [m for m in MODE_PARTS if m != 'intel-switch']
 PART_FAMILY = {'dmabench': ('dma_map_benchmark',), 'dmabench-sg': ('dma_map_benchmark',),
                'fio': ('fio',), 'xdp': ('xdp',), 'switch': ('fio', 'xdp')}
@@ -161,9 +171,10 @@ def ref_commit(ref):
     return sh(['git', '-C', 'build/linux', 'rev-parse', f'{name}^{{commit}}'], capture=True).stdout.strip()
 
 
-def obj_dir(kernel):
-    """build/obj-NAME of a side's kernel (relative to TOP)."""
-    return os.path.join('build', f'obj-{ref_name(KERNELS[kernel])}')
+def obj_dir(kernel, arch_tag=''):
+    """build/obj-NAME of a side's kernel (relative to TOP); arch_tag
+    'arm64-' for the arm64 guest's."""
+    return os.path.join('build', f'obj-{arch_tag}{ref_name(KERNELS[kernel])}')
 
 
 def log(msg):
@@ -390,6 +401,8 @@ def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
     # single-threaded TCG only. With it, XDP's pps is a path length.
     env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900',
                VM_TCG_THREAD='single' if os.environ.get('VM_ICOUNT') else 'multi')
+    if mode in ARM64_MODES:
+        env['VM_TRACE'] = SMMU_TRACE
     # Every boot gets a fresh, empty disk image in memory, one per kernel (two
     # guests at once: QEMU locks an image). One image kept for the whole
     # run filled with fio's writes and fragmented on the host's disk, and
@@ -615,6 +628,46 @@ def record_hostcpu(res, b, step, cpu, mode, kernel, rnd):
                 'us', 'lower')
 
 
+def smmu_cmd_counts(path, start, end):
+    """(TLBI commands, CMD_SYNCs) in bytes [start, end) of a QEMU trace of
+    smmuv3_cmdq_opcode ("smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA" lines)."""
+    with open(path, 'rb') as f:
+        f.seek(start)
+        text = f.read(end - start).decode(errors='replace')
+    tlbi = sync = 0
+    for line in text.splitlines():
+        if 'smmuv3_cmdq_opcode' not in line:
+            continue
+        if 'CMD_TLBI_' in line:
+            tlbi += 1
+        elif 'CMD_SYNC' in line:
+            sync += 1
+    return tlbi, sync
+
+
+def record_smmu_cmds(res, b, step, start, mode, kernel, rnd):
+    """The SMMUv3 commands of fio step STEP (trace.log from byte start to
+    here) per completed I/O of its JSON (out/STEP.json), as fio metrics
+    invalidations_per_io (TLBI commands) and syncs_per_io (CMD_SYNCs)."""
+    trace = os.path.join(b['rundir'], 'trace.log')
+    path = os.path.join(b['rundir'], 'out', f'{step}.json')
+    if not step.startswith('fio-') or not os.path.exists(trace):
+        return
+    end = os.path.getsize(trace)
+    # the guest wrote the JSON before it reached the next step
+    try:
+        ios, _ = fio_ios(path)
+    except (OSError, ValueError, KeyError, IndexError):
+        return
+    tlbi, sync = smmu_cmd_counts(trace, start, end)
+    job = step[len('fio-'):]
+    if ios:
+        res.add('fio', job, mode, kernel, rnd, 'invalidations_per_io', round(tlbi / ios, 3),
+                'per I/O', 'lower')
+        res.add('fio', job, mode, kernel, rnd, 'syncs_per_io', round(sync / ios, 3),
+                'per I/O', 'lower')
+
+
 def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
     """The boots of the kernels in `order` at the same time: one QEMU per
     kernel, started in that order, each held on its own host CPU (taskset)
@@ -638,7 +691,8 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
         p = subprocess.Popen(pin + cmd, cwd=TOP, env=e, text=True,
                              stdout=logf, stderr=subprocess.STDOUT)
         boots[k] = dict(p=p, rundir=rundir, log=logf, t0=time.time(), rc=None, ru=None,
-                        sync=os.path.join(rundir, 'out', 'sync'), pid=None, open=None)
+                        sync=os.path.join(rundir, 'out', 'sync'), pid=None, open=None,
+                        trace_open=None)
     started, alone, waits, ready_at = 0, 0, [], {}
     while any(b['rc'] is None for b in boots.values()):
         for k, b in boots.items():
@@ -661,7 +715,11 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
                 if n.endswith('.ready') and n[:-6] + '.go' not in names:
                     steps.setdefault(n[:-6], set()).add(k)
                     ready_at.setdefault((n[:-6], k), now)
-                    # HOSTCPU: the step this guest ran last ends here
+                    # The step this guest ran last ends here: its SMMUv3
+                    # commands, HOSTCPU's CPU time.
+                    if b['trace_open']:
+                        record_smmu_cmds(res, b, *b['trace_open'], mode, k, rnd)
+                        b['trace_open'] = None
                     if b['open'] and b['pid']:
                         try:
                             cpu = cpu_split(b['open'][1], thread_times(b['pid']))
@@ -673,6 +731,10 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
             others_gone = all(boots[o]['rc'] is not None for o in boots if o not in ks)
             if len(ks) == len(boots) or others_gone:
                 for k in ks:
+                    trace = os.path.join(boots[k]['rundir'], 'trace.log')
+                    if mode in ARM64_MODES and step.startswith('fio-'):
+                        boots[k]['trace_open'] = (step, os.path.getsize(trace)
+                                                  if os.path.exists(trace) else 0)
                     if HOSTCPU and boots[k]['pid']:
                         try:
                             boots[k]['open'] = (step, thread_times(boots[k]['pid']))
@@ -759,16 +821,18 @@ def main():
     log('applying the series (make tree)')
     sh(['scripts/tree'])
     guest = any(f in FAMILIES for f in ('static', 'icount', 'dma_map_benchmark', 'fio', 'xdp'))
+    arm64 = guest and any(m in ARM64_MODES for m in modes)
     if guest:
         for k, ref in KERNELS.items():
-            log(f'building the {k} kernel ({ref})')
-            sh(['scripts/build', ref, 'bzImage'])
-            # A commit before the benchmark's uapi has no guest tests of its
-            # own: scripts/vm boots it with the series' initramfs.
-            if sh(['scripts/initramfs', ref], check=False).returncode:
-                log(f'no initramfs of {ref}: its guests boot the series one')
-                sh(['scripts/build', 'series', 'bzImage'])
-                sh(['scripts/initramfs', 'series'])
+            for env, what in [({}, '')] + ([({'ARCH': 'arm64'}, 'arm64 ')] if arm64 else []):
+                log(f'building the {what}{k} kernel ({ref})')
+                sh(['scripts/build', ref], env=env)
+                # A commit before the benchmark's uapi has no guest tests of
+                # its own: scripts/vm boots it with the series' initramfs.
+                if sh(['scripts/initramfs', ref], env=env, check=False).returncode:
+                    log(f'no initramfs of {ref}: its guests boot the series one')
+                    sh(['scripts/build', 'series'], env=env)
+                    sh(['scripts/initramfs', 'series'], env=env)
     hashes = {k: ref_commit(ref) for k, ref in KERNELS.items()}
     meta = dict(date=ts, rounds=ROUNDS, warmup_rounds=1, quick=QUICK, ab=AB, aa=AA,
                 command=' '.join(f'{k}={os.environ[k]}' for k in

@@ -182,6 +182,33 @@ class TestHostCpu(unittest.TestCase):
         self.assertEqual(len(res.recs), 4)
 
 
+class TestSmmuCommands(unittest.TestCase):
+    def test_commands_per_io_of_a_step(self):
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'out'))
+            fio_json(os.path.join(d, 'out', 'fio-a.json'), 'a', 200.0, ios=4)
+            trace = os.path.join(d, 'trace.log')
+            # before the step: not counted
+            write(trace, 'smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n'
+                  'smmuv3_cmdq_opcode <--- CMD_SYNC\n')
+            start = os.path.getsize(trace)
+            with open(trace, 'a') as f:
+                f.write('1234@1.5:smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n' * 6)
+                f.write('smmuv3_cmdq_opcode <--- CMD_TLBI_NH_ASID\n')
+                f.write('smmuv3_cmdq_opcode <--- CMD_CFGI_STE\n')
+                f.write('smmuv3_cmdq_opcode <--- CMD_SYNC\n' * 2)
+                f.write('smmuv3_cmdq_consume prod=1 cons=1\n')
+            b = dict(rundir=d)
+            run.record_smmu_cmds(res, b, 'fio-a', start, 'smmuv3-strict', 'series', 1)
+            # not a fio step, or no JSON: nothing
+            run.record_smmu_cmds(res, b, 'xdp-tx', 0, 'smmuv3-strict', 'series', 1)
+            run.record_smmu_cmds(res, b, 'fio-b', 0, 'smmuv3-strict', 'series', 1)
+        self.assertEqual(res.get('fio', 'a', 'smmuv3-strict', 'invalidations_per_io'), 1.75)
+        self.assertEqual(res.get('fio', 'a', 'smmuv3-strict', 'syncs_per_io'), 0.5)
+        self.assertEqual(len(res.recs), 2)
+
+
 class TestRefs(unittest.TestCase):
     def test_ref_names(self):
         # as scripts/lib.sh ref_name: the build directories of any commit

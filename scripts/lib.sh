@@ -83,9 +83,29 @@ src_lock() {
 	flock 9
 }
 
+# ARCH=arm64 in the environment selects the arm64 guest (qemu-system-aarch64
+# -M virt with an SMMUv3): kernels cross-built with aarch64-linux-gnu-gcc
+# from allnoconfig + configs/arm64.config, objects in build/obj-arm64-NAME,
+# initramfs build/guest/initramfs-arm64-NAME.cpio.gz. ARCH_TAG is "arm64-"
+# then, "" for the x86_64 guest.
+if [ "${ARCH:-}" = arm64 ]; then
+	ARCH_TAG=arm64- KIMAGE=arch/arm64/boot/Image
+	export CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+else
+	ARCH_TAG= KIMAGE=arch/x86/boot/bzImage
+fi
+
+# obj_dir REF: the O= directory scripts/build builds REF in.
+obj_dir() { echo "$top/build/obj-$ARCH_TAG$(ref_name "$1")"; }
+
 kmake() {
 	local src=$1 obj=$2; shift 2
-	make -C "$src" O="$obj" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	if [ -n "$ARCH_TAG" ]; then
+		make -C "$src" O="$obj" -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+			CC="ccache ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" "$@"
+	else
+		make -C "$src" O="$obj" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+	fi
 }
 
 # Print a line every 500 compiled objects and every error/warning, so long

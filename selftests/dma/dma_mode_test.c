@@ -25,6 +25,9 @@ static const struct expect expects[] = {
 	{ "amd-strict", "ivhd", "DMA" },
 	{ "amd-lazy", "ivhd", "DMA-FQ" },
 	{ "virtio-strict", NULL, "DMA" },
+	{ "smmuv3-strict", "smmu3.", "DMA" },
+	{ "smmuv3-lazy", "smmu3.", "DMA-FQ" },
+	{ "smmuv3-pt", "smmu3.", "identity" },
 	{ "none", NULL, NULL },
 };
 
