@@ -399,9 +399,19 @@ def add_ratios(rows, field, reference_mode):
 
 
 def add_pt_ratios(rows):
-    """ratio = median(mode) / median(intel-pt), same workload/metric/kernel;
-    for the modes of one boot (switch-strict, switch-lazy), / switch-pt."""
-    add_ratios(rows, "ratio", lambda mode: "switch-pt" if mode.startswith("switch-") else PT_MODE)
+    """ratio = median(mode) / median(its passthrough mode, pt_mode_of()),
+    same workload/metric/kernel."""
+    add_ratios(rows, "ratio", pt_mode_of)
+
+
+def pt_mode_of(mode):
+    """The passthrough mode a mode's ratio is taken to: switch-pt for the
+    modes of one boot, smmuv3-pt for the arm64 guest's, else intel-pt."""
+    if mode.startswith("switch-"):
+        return "switch-pt"
+    if mode.startswith("smmuv3-"):
+        return "smmuv3-pt"
+    return PT_MODE
 
 
 def add_lazy_ratios(rows):
@@ -550,8 +560,8 @@ DEFINITIONS = [
     "in the rounds used (base/series).",
     f"ratio to pt (fio, xdp): median of this mode ÷ median of the same "
     f"workload, metric and kernel in mode {PT_MODE} (switch-pt for the "
-    f"switch- modes, switched in one boot), as base / series; blank without "
-    f"pt data.",
+    f"switch- modes, switched in one boot; smmuv3-pt for the arm64 guest's "
+    f"smmuv3- modes), as base / series; blank without pt data.",
     "strict/lazy (fio, xdp): for an X-strict mode, its median ÷ the median "
     "of X-lazy, same workload, metric and kernel, as base / series.",
 ]

@@ -520,5 +520,14 @@ class TestRatioInterval(unittest.TestCase):
         self.assertAlmostEqual(e["ratio_ci_high"], 1.1)
 
 
+
+class TestPtModeOf(unittest.TestCase):
+    def test_each_guest_has_its_passthrough(self):
+        self.assertEqual(compare.pt_mode_of("intel-strict"), "intel-pt")
+        self.assertEqual(compare.pt_mode_of("amd-strict"), "intel-pt")
+        self.assertEqual(compare.pt_mode_of("switch-lazy"), "switch-pt")
+        self.assertEqual(compare.pt_mode_of("smmuv3-strict"), "smmuv3-pt")
+
+
 if __name__ == "__main__":
     unittest.main()

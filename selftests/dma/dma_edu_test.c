@@ -42,9 +42,7 @@ static int load_and_bind(void)
 	fd = open(module_path(), O_RDONLY);
 	if (fd < 0)
 		return -errno;
-	/* DFP_EDU_PARAMS: module parameters, e.g. "dma_bits=32" (scripts/vm) */
-	ret = syscall(SYS_finit_module, fd,
-		      getenv("DFP_EDU_PARAMS") ? getenv("DFP_EDU_PARAMS") : "", 0);
+	ret = syscall(SYS_finit_module, fd, "", 0);
 	close(fd);
 	if (ret && errno != EEXIST)
 		return -errno;

@@ -45,15 +45,8 @@
  * the buffer's end.
  */
 #define EDU_XFER	2048
-/*
- * edu clamps DMA addresses to its dma_mask property: 28 bits by default.
- * Without an IOMMU translating, the arm64 virt machine's RAM (from 1 GiB)
- * is above that: its guests give edu dma_mask=0xffffffff and load this
- * module with dma_bits=32 there.
- */
-static unsigned int dma_bits = 28;
-module_param(dma_bits, uint, 0444);
-MODULE_PARM_DESC(dma_bits, "DMA address bits of the edu device (28..32, default 28)");
+/* edu rejects DMA addresses above its 28-bit mask */
+#define EDU_DMA_BITS	28
 
 #define PAT_DEV		0xa5	/* what the device writes */
 #define PAT_CPU		0x3c	/* what the CPU left in the page */
@@ -144,7 +137,7 @@ static int target_map_and_hit(struct dfp_edu *e, struct target *t)
 		ret = -ENOMEM;
 		goto free;
 	}
-	if (t->dma + PAGE_SIZE - 1 > DMA_BIT_MASK(dma_bits)) {
+	if (t->dma + PAGE_SIZE - 1 > DMA_BIT_MASK(EDU_DMA_BITS)) {
 		dev_err(dev, "DMA address %pad above the device's mask\n",
 			&t->dma);
 		goto unmap;
@@ -262,7 +255,7 @@ static int case_lazy_window(struct dfp_edu *e)
  * batches: until the flush the IOVA space must still be taken.
  */
 #define EXHAUST_CHUNK	SZ_2M
-#define EXHAUST_MAX	((int)(2 * (BIT_ULL(dma_bits) / EXHAUST_CHUNK)))
+#define EXHAUST_MAX	(2 * (1 << EDU_DMA_BITS) / EXHAUST_CHUNK)
 
 /*
  * Map @buf (@size bytes, to the device) again and again until a map fails or
@@ -297,7 +290,7 @@ static int exhaust(struct dfp_edu *e, bool batched)
 	n = map_until_full(dev, buf, EXHAUST_CHUNK, addr, EXHAUST_MAX);
 	dev_info(dev, "exhaust: %d maps of 2 MiB before the first failure\n",
 		 n);
-	if (n == EXHAUST_MAX || n < BIT_ULL(dma_bits) / EXHAUST_CHUNK / 2) {
+	if (n == EXHAUST_MAX || n < (1 << EDU_DMA_BITS) / EXHAUST_CHUNK / 2) {
 		dev_err(dev, "exhaust: %d maps: the IOVA space is not the mask's\n",
 			n);
 		ret = -EIO;
@@ -621,7 +614,7 @@ static unsigned long mapped_pages(struct dfp_edu *e)
 	unsigned long n = 0;
 	dma_addr_t a;
 
-	for (a = 0; a < BIT_ULL(dma_bits); a += PAGE_SIZE) {
+	for (a = 0; a < BIT_ULL(EDU_DMA_BITS); a += PAGE_SIZE) {
 		n += iommu_iova_to_phys(dom, a) != 0;
 		if (!(a & (SZ_16M - 1)))
 			cond_resched();
@@ -720,7 +713,7 @@ out:
 static int free_chunks(struct dfp_edu *e)
 {
 	struct device *dev = &e->pdev->dev;
-	int max = BIT_ULL(dma_bits) / FAIL_CHUNK, n, i;
+	int max = (1 << EDU_DMA_BITS) / FAIL_CHUNK, n, i;
 	dma_addr_t *addr;
 	void *buf;
 
@@ -1167,7 +1160,7 @@ static int p2p_check_mapped(struct dfp_edu *e, struct p2p *p,
 		}
 		if ((bus && (sg_dma_is_bus_address(sg) ||
 			     sg_dma_len(sg) != len[i])) ||
-		    iova[i] + len[i] > BIT_ULL(dma_bits) ||
+		    iova[i] + len[i] > BIT_ULL(EDU_DMA_BITS) ||
 		    phys != virt_to_phys(va[i])) {
 			dev_err(dev, "p2p: %s: entry %d at %pad does not map its %s\n",
 				layout, i, &iova[i], cmb ? "CMB piece" : "buffer");
@@ -1431,8 +1424,6 @@ static int dfp_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	if (edu_dev)
 		return -EBUSY;
-	if (dma_bits < 28 || dma_bits > 32)
-		return -EINVAL;
 	e = devm_kzalloc(&pdev->dev, sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
@@ -1445,7 +1436,7 @@ static int dfp_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (IS_ERR(e->bar))
 		return PTR_ERR(e->bar);
 	ret = dma_set_mask_and_coherent(&pdev->dev,
-					DMA_BIT_MASK(dma_bits));
+					DMA_BIT_MASK(EDU_DMA_BITS));
 	if (ret)
 		return ret;
 	pci_set_master(pdev);
