@@ -647,18 +647,22 @@ def smmu_cmd_counts(path, start, end):
 
 def record_smmu_cmds(res, b, step, start, mode, kernel, rnd):
     """The SMMUv3 commands of fio step STEP (trace.log from byte start to
-    here) per completed I/O of its JSON (out/STEP.json), as fio metrics
-    invalidations_per_io (TLBI commands) and syncs_per_io (CMD_SYNCs)."""
+    here) per request the disk completed in it (out/STEP.ios), as fio
+    metrics invalidations_per_io (TLBI commands) and syncs_per_io
+    (CMD_SYNCs)."""
     trace = os.path.join(b['rundir'], 'trace.log')
-    path = os.path.join(b['rundir'], 'out', f'{step}.json')
-    if not step.startswith('fio-') or not os.path.exists(trace):
+    path = os.path.join(b['rundir'], 'out', f'{step}.ios')
+    if not step.startswith('fio-') or not os.path.exists(trace) or not os.path.exists(path):
         return
     end = os.path.getsize(trace)
-    # the guest wrote the JSON before it reached the next step
-    try:
-        ios, _ = fio_ios(path)
-    except (OSError, ValueError, KeyError, IndexError):
+    # The requests the disk completed over the whole step, fio's ramp
+    # included (fio's own count leaves the ramp out; the trace does not),
+    # written by the guest before it reached the next step.
+    with open(path) as f:
+        w = f.read().split()
+    if w[:1] != ['ios'] or len(w) != 2 or not w[1].isdigit():
         return
+    ios = int(w[1])
     tlbi, sync = smmu_cmd_counts(trace, start, end)
     job = step[len('fio-'):]
     if ios:

@@ -187,7 +187,9 @@ class TestSmmuCommands(unittest.TestCase):
         res = Recorder()
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, 'out'))
-            fio_json(os.path.join(d, 'out', 'fio-a.json'), 'a', 200.0, ios=4)
+            fio_json(os.path.join(d, 'out', 'fio-a.json'), 'a', 200.0, ios=3)
+            # the disk's count, ramp included, not fio's
+            write(os.path.join(d, 'out', 'fio-a.ios'), 'ios 4\n')
             trace = os.path.join(d, 'trace.log')
             # before the step: not counted
             write(trace, 'smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n'
