@@ -82,7 +82,7 @@ DMAB_POINTS = [f'{m}:{g}:{t}' for t in (1, 2)
 DMAB_SG_POINTS = [p for p in DMAB_POINTS if p.startswith('1:')]
 # Family icount: the points, and the modes it runs in (when in MODES).
 ICOUNT_POINTS = '0:1:1 0:16:1 1:16:1 1:256:1 2:16:1 2:512:1'
-ICOUNT_MODES = ('intel-strict', 'intel-lazy')
+ICOUNT_MODES = ('intel-strict', 'intel-lazy', 'smmuv3-strict')
 XDP_ACTIONS = 'drop tx redirect'
 # The load generator NIC's IOMMU group type: bench/guest/xdp.sh holds it in
 # passthrough unless XDP_GEN_TYPE is passed on, so that only the NICs under
@@ -861,9 +861,10 @@ def main():
         json.dump(meta, f, indent=1)
     os.makedirs(os.path.join(rdir, 'configs'), exist_ok=True)
     for k in KERNELS:
-        cfg = os.path.join(TOP, obj_dir(k), '.config')
-        if os.path.exists(cfg):
-            shutil.copy(cfg, os.path.join(rdir, 'configs', f'{k}.config'))
+        for tag in [''] + (['arm64-'] if arm64 else []):
+            cfg = os.path.join(TOP, obj_dir(k, tag), '.config')
+            if os.path.exists(cfg):
+                shutil.copy(cfg, os.path.join(rdir, 'configs', f'{k}{"-" + tag[:-1] if tag else ""}.config'))
 
     if 'static' in FAMILIES:
         log('static: indirect calls on the DMA fast path (objdump of both vmlinux)')
