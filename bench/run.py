@@ -113,7 +113,8 @@ MODE_PARTS = {
     'intel-strict': ['dmabench', 'fio', 'xdp'],
     'intel-lazy': ['dmabench', 'fio', 'xdp'],
     'intel-pt': ['fio', 'xdp'],
-    'amd-strict': ['dmabench-sg'],
+    'amd-strict': ['dmabench-sg', 'fio'],
+    'amd-lazy': ['fio'],
     'none': ['fio'],
     'intel-switch': ['switch'],
     'smmuv3-strict': ['dmabench', 'fio', 'xdp'],
@@ -121,12 +122,26 @@ MODE_PARTS = {
     'smmuv3-pt': ['fio', 'xdp'],
 }
 # The arm64 guest's modes (qemu-system-aarch64 -M virt with an SMMUv3;
-# kernels and initramfs built with ARCH=arm64). Its boots trace every
-# command the SMMUv3 driver queues (QEMU's smmuv3_cmdq_opcode event): per
-# fio job the TLBI commands and CMD_SYNCs per I/O beside its IOPS (both
-# kernels traced alike).
+# kernels and initramfs built with ARCH=arm64).
 ARM64_MODES = ('smmuv3-strict', 'smmuv3-lazy', 'smmuv3-pt')
-SMMU_TRACE = 'smmuv3_cmdq_opcode'
+# The QEMU trace events each vIOMMU's boots record (both kernels alike), for
+# counts per request the disk completed in each fio job, beside its IOPS:
+# invalidations_per_io (SMMUv3 TLBI commands, VT-d page-selective
+# descriptors, AMD INVALIDATE_IOMMU_PAGES), syncs_per_io (CMD_SYNC, wait
+# descriptors, COMPLETION_WAIT), iotlb_misses_per_io (VT-d, AMD: the
+# translations the vIOMMU walked for the disk, QEMU's IOTLB fills on its
+# source id) and, VT-d, invalidated_kib_per_io (the aligned blocks the
+# descriptors cover). Passthrough modes translate nothing: not traced.
+VIOMMU_TRACE = {
+    'smmuv3-strict': 'smmuv3_cmdq_opcode',
+    'smmuv3-lazy': 'smmuv3_cmdq_opcode',
+    'intel-strict': 'vtd_inv_desc_iotlb_pages,vtd_inv_desc_wait_sw,'
+                    'vtd_inv_desc_wait_irq,vtd_iotlb_page_update',
+    'intel-lazy': 'vtd_inv_desc_iotlb_pages,vtd_inv_desc_wait_sw,'
+                  'vtd_inv_desc_wait_irq,vtd_iotlb_page_update',
+    'amd-strict': 'amdvi_pages_inval,amdvi_completion_wait,amdvi_cache_update',
+    'amd-lazy': 'amdvi_pages_inval,amdvi_completion_wait,amdvi_cache_update',
+}
 DEFAULT_MODES = [m for m in MODE_PARTS if m != 'intel-switch']
 PART_FAMILY = {'dmabench': ('dma_map_benchmark',), 'dmabench-sg': ('dma_map_benchmark',),
                'fio': ('fio',), 'xdp': ('xdp',), 'switch': ('fio', 'xdp')}
@@ -401,8 +416,8 @@ def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
     # single-threaded TCG only. With it, XDP's pps is a path length.
     env = dict(TIMES, VM_RUN_DIR=rundir, VM_TIMEOUT='900',
                VM_TCG_THREAD='single' if os.environ.get('VM_ICOUNT') else 'multi')
-    if mode in ARM64_MODES:
-        env['VM_TRACE'] = SMMU_TRACE
+    if mode in VIOMMU_TRACE:
+        env['VM_TRACE'] = VIOMMU_TRACE[mode]
     # Every boot gets a fresh, empty disk image in memory, one per kernel (two
     # guests at once: QEMU locks an image). One image kept for the whole
     # run filled with fio's writes and fragmented on the host's disk, and
@@ -628,28 +643,52 @@ def record_hostcpu(res, b, step, cpu, mode, kernel, rnd):
                 'us', 'lower')
 
 
-def smmu_cmd_counts(path, start, end):
-    """(TLBI commands, CMD_SYNCs) in bytes [start, end) of a QEMU trace of
-    smmuv3_cmdq_opcode ("smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA" lines)."""
+def pci_sid(bdf):
+    """The PCI source id (bus << 8 | devfn) of "0000:00:03.0", else None."""
+    m = re.fullmatch(r'(?:[0-9a-f]+:)?([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])', bdf or '')
+    return (int(m[1], 16) << 8 | int(m[2], 16) << 3 | int(m[3])) if m else None
+
+
+def viommu_counts(path, start, end, sid=None):
+    """Counts in bytes [start, end) of a QEMU trace of VIOMMU_TRACE's events:
+    dict invalidations, syncs, misses (IOTLB fills for source id sid, every
+    source without one) and kib (KiB the VT-d descriptors cover)."""
     with open(path, 'rb') as f:
         f.seek(start)
         text = f.read(end - start).decode(errors='replace')
-    tlbi = sync = 0
+    c = dict(invalidations=0, syncs=0, misses=0, kib=0)
     for line in text.splitlines():
-        if 'smmuv3_cmdq_opcode' not in line:
-            continue
-        if 'CMD_TLBI_' in line:
-            tlbi += 1
-        elif 'CMD_SYNC' in line:
-            sync += 1
-    return tlbi, sync
+        if 'smmuv3_cmdq_opcode' in line:
+            if 'CMD_TLBI_' in line:
+                c['invalidations'] += 1
+            elif 'CMD_SYNC' in line:
+                c['syncs'] += 1
+        elif 'vtd_inv_desc_iotlb_pages' in line:
+            c['invalidations'] += 1
+            m = re.search(r'mask 0x([0-9a-f]+)', line)
+            c['kib'] += 4 << int(m[1], 16) if m else 0
+        elif re.search(r'vtd_inv_desc_wait_(sw|irq)\b', line):
+            c['syncs'] += 1
+        elif 'vtd_iotlb_page_update' in line:
+            m = re.search(r'sid 0x([0-9a-f]+)', line)
+            if sid is None or (m and int(m[1], 16) == sid):
+                c['misses'] += 1
+        elif 'amdvi_pages_inval' in line:
+            c['invalidations'] += 1
+        elif re.search(r'amdvi_completion_wait\b', line):
+            c['syncs'] += 1
+        elif 'amdvi_cache_update' in line:
+            m = re.search(r'devid: ([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])', line)
+            if sid is None or (m and pci_sid(f'{m[1]}:{m[2]}.{m[3]}') == sid):
+                c['misses'] += 1
+    return c
 
 
-def record_smmu_cmds(res, b, step, start, mode, kernel, rnd):
-    """The SMMUv3 commands of fio step STEP (trace.log from byte start to
-    here) per request the disk completed in it (out/STEP.ios), as fio
-    metrics invalidations_per_io (TLBI commands) and syncs_per_io
-    (CMD_SYNCs)."""
+def record_viommu(res, b, step, start, mode, kernel, rnd):
+    """The vIOMMU's events of fio step STEP (trace.log from byte start to
+    here) per request the disk completed in it (out/STEP.ios: "ios N" and
+    the disk's PCI address, "pci 0000:00:03.0"), as the fio metrics of
+    VIOMMU_TRACE."""
     trace = os.path.join(b['rundir'], 'trace.log')
     path = os.path.join(b['rundir'], 'out', f'{step}.ios')
     if not step.startswith('fio-') or not os.path.exists(trace) or not os.path.exists(path):
@@ -659,17 +698,22 @@ def record_smmu_cmds(res, b, step, start, mode, kernel, rnd):
     # included (fio's own count leaves the ramp out; the trace does not),
     # written by the guest before it reached the next step.
     with open(path) as f:
-        w = f.read().split()
-    if w[:1] != ['ios'] or len(w) != 2 or not w[1].isdigit():
+        kv = dict(line.split(None, 1) for line in f.read().splitlines() if ' ' in line)
+    if not kv.get('ios', '').strip().isdigit():
         return
-    ios = int(w[1])
-    tlbi, sync = smmu_cmd_counts(trace, start, end)
+    ios = int(kv['ios'])
+    if not ios:
+        return
+    c = viommu_counts(trace, start, end, pci_sid(kv.get('pci', '').strip()))
     job = step[len('fio-'):]
-    if ios:
-        res.add('fio', job, mode, kernel, rnd, 'invalidations_per_io', round(tlbi / ios, 3),
+    for key, metric in (('invalidations', 'invalidations_per_io'), ('syncs', 'syncs_per_io')):
+        res.add('fio', job, mode, kernel, rnd, metric, round(c[key] / ios, 3), 'per I/O', 'lower')
+    if not mode.startswith('smmuv3-'):
+        res.add('fio', job, mode, kernel, rnd, 'iotlb_misses_per_io', round(c['misses'] / ios, 3),
                 'per I/O', 'lower')
-        res.add('fio', job, mode, kernel, rnd, 'syncs_per_io', round(sync / ios, 3),
-                'per I/O', 'lower')
+    if mode.startswith('intel-'):
+        res.add('fio', job, mode, kernel, rnd, 'invalidated_kib_per_io', round(c['kib'] / ios, 2),
+                'KiB', 'lower')
 
 
 def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
@@ -719,10 +763,10 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
                 if n.endswith('.ready') and n[:-6] + '.go' not in names:
                     steps.setdefault(n[:-6], set()).add(k)
                     ready_at.setdefault((n[:-6], k), now)
-                    # The step this guest ran last ends here: its SMMUv3
-                    # commands, HOSTCPU's CPU time.
+                    # The step this guest ran last ends here: its vIOMMU's
+                    # events, HOSTCPU's CPU time.
                     if b['trace_open']:
-                        record_smmu_cmds(res, b, *b['trace_open'], mode, k, rnd)
+                        record_viommu(res, b, *b['trace_open'], mode, k, rnd)
                         b['trace_open'] = None
                     if b['open'] and b['pid']:
                         try:
@@ -736,7 +780,7 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
             if len(ks) == len(boots) or others_gone:
                 for k in ks:
                     trace = os.path.join(boots[k]['rundir'], 'trace.log')
-                    if mode in ARM64_MODES and step.startswith('fio-'):
+                    if mode in VIOMMU_TRACE and step.startswith('fio-'):
                         boots[k]['trace_open'] = (step, os.path.getsize(trace)
                                                   if os.path.exists(trace) else 0)
                     if HOSTCPU and boots[k]['pid']:

@@ -182,33 +182,78 @@ class TestHostCpu(unittest.TestCase):
         self.assertEqual(len(res.recs), 4)
 
 
-class TestSmmuCommands(unittest.TestCase):
-    def test_commands_per_io_of_a_step(self):
+class TestViommuCounts(unittest.TestCase):
+    def step(self, d, ios_text, before, during, mode):
         res = Recorder()
+        write(os.path.join(d, 'out', 'fio-a.ios'), ios_text)
+        trace = os.path.join(d, 'trace.log')
+        write(trace, before)
+        start = os.path.getsize(trace)
+        with open(trace, 'a') as f:
+            f.write(during)
+        b = dict(rundir=d)
+        run.record_viommu(res, b, 'fio-a', start, mode, 'series', 1)
+        # not a fio step, or no .ios: nothing
+        run.record_viommu(res, b, 'xdp-tx', 0, mode, 'series', 1)
+        run.record_viommu(res, b, 'fio-b', 0, mode, 'series', 1)
+        return res
+
+    def test_smmuv3_commands_per_io(self):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, 'out'))
-            fio_json(os.path.join(d, 'out', 'fio-a.json'), 'a', 200.0, ios=3)
-            # the disk's count, ramp included, not fio's
-            write(os.path.join(d, 'out', 'fio-a.ios'), 'ios 4\n')
-            trace = os.path.join(d, 'trace.log')
-            # before the step: not counted
-            write(trace, 'smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n'
-                  'smmuv3_cmdq_opcode <--- CMD_SYNC\n')
-            start = os.path.getsize(trace)
-            with open(trace, 'a') as f:
-                f.write('1234@1.5:smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n' * 6)
-                f.write('smmuv3_cmdq_opcode <--- CMD_TLBI_NH_ASID\n')
-                f.write('smmuv3_cmdq_opcode <--- CMD_CFGI_STE\n')
-                f.write('smmuv3_cmdq_opcode <--- CMD_SYNC\n' * 2)
-                f.write('smmuv3_cmdq_consume prod=1 cons=1\n')
-            b = dict(rundir=d)
-            run.record_smmu_cmds(res, b, 'fio-a', start, 'smmuv3-strict', 'series', 1)
-            # not a fio step, or no JSON: nothing
-            run.record_smmu_cmds(res, b, 'xdp-tx', 0, 'smmuv3-strict', 'series', 1)
-            run.record_smmu_cmds(res, b, 'fio-b', 0, 'smmuv3-strict', 'series', 1)
+            # the disk's count, ramp included, not fio's; before the step:
+            # not counted
+            res = self.step(d, 'ios 4\n',
+                            'smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n'
+                            'smmuv3_cmdq_opcode <--- CMD_SYNC\n',
+                            '1234@1.5:smmuv3_cmdq_opcode <--- CMD_TLBI_NH_VA\n' * 6 +
+                            'smmuv3_cmdq_opcode <--- CMD_TLBI_NH_ASID\n'
+                            'smmuv3_cmdq_opcode <--- CMD_CFGI_STE\n' +
+                            'smmuv3_cmdq_opcode <--- CMD_SYNC\n' * 2 +
+                            'smmuv3_cmdq_consume prod=1 cons=1\n', 'smmuv3-strict')
         self.assertEqual(res.get('fio', 'a', 'smmuv3-strict', 'invalidations_per_io'), 1.75)
         self.assertEqual(res.get('fio', 'a', 'smmuv3-strict', 'syncs_per_io'), 0.5)
         self.assertEqual(len(res.recs), 2)
+
+    def test_vtd_descriptors_misses_and_kib_per_io(self):
+        vtd = ('1@1.000001:vtd_inv_desc_iotlb_pages iotlb invalidate domain 0x1 '
+               'addr 0xfff00000 mask 0x%x\n')
+        miss = ('1@1.000002:vtd_iotlb_page_update IOTLB page update sid 0x%x '
+                'iova 0xfff00000 slpte 0x1234003 domain 0x1\n')
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'out'))
+            res = self.step(d, 'ios 2\npci 0000:00:03.0\n', vtd % 9,
+                            vtd % 0 + vtd % 5 +
+                            '1@1.1:vtd_inv_desc_wait_sw wait invalidate status write '
+                            'addr 0x1000 data 0x1\n'
+                            '1@1.1:vtd_inv_desc_wait_write_fail write fail\n' +
+                            miss % 0x18 * 3 + miss % 0x20,
+                            'intel-strict')
+        # 00:03.0 is source id 0x18; mask 0 is 4 KiB, mask 5 128 KiB
+        self.assertEqual(res.get('fio', 'a', 'intel-strict', 'invalidations_per_io'), 1.0)
+        self.assertEqual(res.get('fio', 'a', 'intel-strict', 'syncs_per_io'), 0.5)
+        self.assertEqual(res.get('fio', 'a', 'intel-strict', 'iotlb_misses_per_io'), 1.5)
+        self.assertEqual(res.get('fio', 'a', 'intel-strict', 'invalidated_kib_per_io'), 66.0)
+
+    def test_amd_commands_and_misses_per_io(self):
+        upd = ('1@1.2:amdvi_cache_update  update iotlb domid 0x1 devid: %s '
+               'gpa 0x1000 hpa 0x2000\n')
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'out'))
+            res = self.step(d, 'ios 4\npci 0000:00:04.0\n', '',
+                            '1@1.1:amdvi_pages_inval AMD-Vi pages for domain 0x1 invalidated\n' * 4 +
+                            '1@1.1:amdvi_completion_wait completion wait requested with '
+                            'store address 0x1 and store data 0x1\n'
+                            '1@1.1:amdvi_completion_wait_fail error: fail to write\n' +
+                            upd % '00:04.0' * 2 + upd % '00:05.0', 'amd-strict')
+        self.assertEqual(res.get('fio', 'a', 'amd-strict', 'invalidations_per_io'), 1.0)
+        self.assertEqual(res.get('fio', 'a', 'amd-strict', 'syncs_per_io'), 0.25)
+        self.assertEqual(res.get('fio', 'a', 'amd-strict', 'iotlb_misses_per_io'), 0.5)
+
+    def test_pci_sid(self):
+        self.assertEqual(run.pci_sid('0000:00:03.0'), 0x18)
+        self.assertEqual(run.pci_sid('01:00.1'), 0x101)
+        self.assertIsNone(run.pci_sid('virtio0'))
 
 
 class TestRefs(unittest.TestCase):
