@@ -5,9 +5,13 @@
 Jonathan Corbet <corbet@lwn.net>
 Shuah Khan <skhan@linuxfoundation.org>
 Randy Dunlap <rdunlap@infradead.org>
-Robin Murphy <robin.murphy@arm.com>
 "Joerg Roedel (AMD)" <joro@8bytes.org>
+Suravee Suthikulpanit <suravee.suthikulpanit@amd.com>
+Vasant Hegde <vasant.hegde@amd.com>
 Will Deacon <will@kernel.org>
+Robin Murphy <robin.murphy@arm.com>
+David Woodhouse <dwmw2@infradead.org>
+Lu Baolu <baolu.lu@linux.intel.com>
 "Michael S. Tsirkin" <mst@redhat.com>
 Jason Wang <jasowangio@gmail.com>
 "Eugenio Pérez" <eperezma@redhat.com>
@@ -30,6 +34,7 @@ Stanislav Fomichev <sdf@fomichev.me>
 linux-doc@vger.kernel.org
 linux-kernel@vger.kernel.org
 iommu@lists.linux.dev
+linux-arm-kernel@lists.infradead.org
 netdev@vger.kernel.org
 virtualization@lists.linux.dev
 linux-nvme@lists.infradead.org

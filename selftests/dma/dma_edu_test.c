@@ -158,6 +158,26 @@ TEST_F(edu, iova_batch)
 }
 
 /*
+ * A mapping bounced through swiotlb (the module marks the device untrusted
+ * for it) in an unmap batch: the data is copied back at unmap, the slot
+ * released only by the flush. Needs a kernel booted with
+ * swiotlb=force,track_hiwater (make check runs it so in intel-strict).
+ */
+TEST_F(edu, bounce_batch)
+{
+	int ret;
+
+	if (!dfp_mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	ret = run_case("bounce_batch");
+	if (ret == -ENODEV)
+		SKIP(return, "no counted swiotlb (boot with swiotlb=force,track_hiwater)");
+	ASSERT_EQ(batch_expected(), ret);
+}
+
+/*
  * Map until the IOVA space under the device's 28-bit mask is used up: a
  * clean mapping error, and mapping works again once everything is unmapped
  * (strict modes: lazy mode frees IOVA only after the flush queue's flush).

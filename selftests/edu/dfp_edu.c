@@ -27,6 +27,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swiotlb.h>
 #if __has_include(<linux/dma-unmap-batch.h>)
 #include <linux/dma-unmap-batch.h>
 #define DFP_HAVE_BATCH 1
@@ -466,6 +467,111 @@ out:
 	return ret;
 }
 
+/* Slots of the device's swiotlb in use, or -1 where that is not counted */
+static long swiotlb_used(struct device *dev)
+{
+#if IS_ENABLED(CONFIG_SWIOTLB) && IS_ENABLED(CONFIG_DEBUG_FS)
+	return dev->dma_io_tlb_mem ?
+	       atomic_long_read(&dev->dma_io_tlb_mem->total_used) : -1;
+#else
+	return -1;
+#endif
+}
+
+/*
+ * Strict mode, a bounced mapping in an unmap batch. For the case the device
+ * is marked untrusted, as the PCI core marks a device behind an
+ * external-facing port (QEMU describes none), so that a mapping of less
+ * than a page is bounced through a swiotlb slot; the kernel needs a swiotlb
+ * that counts its slots (swiotlb=force,track_hiwater), else -ENODEV (on x86
+ * guest RAM above 4G also keeps a swiotlb, uncounted). The device's data
+ * must be in the buffer when dma_unmap_phys_batch() returns; the slot, which
+ * the device may still reach through a stale translation, must stay taken
+ * until dma_unmap_batch_flush() and be free after it; after the flush a
+ * DMA to the old address reaches neither the slot nor the buffer.
+ */
+static int case_bounce_batch(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	bool untrusted = e->pdev->untrusted;
+	DMA_UNMAP_BATCH(batch);
+	long used_before, used_mapped;
+	phys_addr_t slot;
+	dma_addr_t dma;
+	u8 *buf, *sbuf;
+	ssize_t hit;
+	int ret = 0;
+
+	if (!strict_domain(e) || !dma_unmap_batch_wanted(dev))
+		return -EOPNOTSUPP;
+	if (!dev->dma_io_tlb_mem || !dev->dma_io_tlb_mem->nslabs)
+		return -ENODEV;
+	buf = (u8 *)__get_free_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, PAT_CPU, PAGE_SIZE);
+	used_before = swiotlb_used(dev);
+	e->pdev->untrusted = true;
+	dma = dma_map_single(dev, buf, EDU_XFER, DMA_FROM_DEVICE);
+	e->pdev->untrusted = untrusted;
+	if (dma_mapping_error(dev, dma)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	slot = iommu_iova_to_phys(iommu_get_domain_for_dev(dev), dma);
+	if (slot == virt_to_phys(buf)) {
+		dev_err(dev, "bounce batch: %pad was not bounced\n", &dma);
+		dma_unmap_single(dev, dma, EDU_XFER, DMA_FROM_DEVICE);
+		ret = -EIO;
+		goto out;
+	}
+	used_mapped = swiotlb_used(dev);
+	if (used_mapped <= used_before) {
+		/* Slots are counted only with swiotlb=...,track_hiwater */
+		dma_unmap_single(dev, dma, EDU_XFER, DMA_FROM_DEVICE);
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = edu_dma(e, dma, true);
+
+	e->pdev->untrusted = true;
+	dma_unmap_phys_batch(&batch, dev, dma, EDU_XFER, DMA_FROM_DEVICE, 0);
+	e->pdev->untrusted = untrusted;
+	if (!ret && changed(buf) != EDU_XFER) {
+		dev_err(dev, "bounce batch: %zu of %d bytes in the buffer at unmap\n",
+			changed(buf), EDU_XFER);
+		ret = -EIO;
+	}
+	if (swiotlb_used(dev) != used_mapped) {
+		dev_err(dev, "bounce batch: slot released before the flush (%ld -> %ld slots used)\n",
+			used_mapped, swiotlb_used(dev));
+		ret = -EIO;
+	}
+	/* Still ours until the flush: mark it, for the DMA after the flush */
+	sbuf = phys_to_virt(slot);
+	memset(sbuf, PAT_CPU, EDU_XFER);
+	memset(buf, PAT_CPU, PAGE_SIZE);
+	dma_unmap_batch_flush(&batch);
+	if (swiotlb_used(dev) != used_before) {
+		dev_err(dev, "bounce batch: slot not released by the flush (%ld -> %ld slots used)\n",
+			used_before, swiotlb_used(dev));
+		ret = -EIO;
+	}
+	hit = edu_dma(e, dma, true);
+	if (!hit)
+		hit = changed(sbuf) + changed(buf);
+	if (hit) {
+		dev_err(dev, "bounce batch: DMA to %pad after the flush: %zd\n",
+			&dma, hit);
+		ret = -EIO;
+	}
+	dev_notice(dev, "bounce batch: slot %pa, %ld slots used before, %ld mapped\n",
+		   &slot, used_before, used_mapped);
+out:
+	free_page((unsigned long)buf);
+	return ret;
+}
+
 /*
  * In every mode: dma_unmap_batch_wanted() is true exactly where an unmap
  * goes into a batch, which is only an IOMMU domain in strict mode (and only
@@ -511,6 +617,11 @@ static int case_exhaust_batch(struct dfp_edu *e)
 }
 
 static int case_iova_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+
+static int case_bounce_batch(struct dfp_edu *e)
 {
 	return -EOPNOTSUPP;
 }
@@ -1379,6 +1490,7 @@ static const struct {
 	{ "iova_batch", case_iova_batch },
 	{ "exhaust", case_exhaust },
 	{ "exhaust_batch", case_exhaust_batch },
+	{ "bounce_batch", case_bounce_batch },
 	{ "sg_limits", case_sg_limits },
 	{ "bad_unmap", case_bad_unmap },
 	{ "fail_nth", case_fail_nth },
