@@ -162,6 +162,30 @@ bisect_config() {
 	fi
 }
 
+# Sources that compile only for arm64 (the SMMUv3 driver): the per-patch
+# build and the static analysis compile them with the arm64 cross compiler
+# in build/obj-bisect-arm64 (allnoconfig + configs/arm64.config, as the
+# arm64 guest kernel).
+ARM64_ONLY_RE='^(arch/arm64/|drivers/iommu/arm/)'
+
+kmake_arm64() { ARCH_TAG=arm64- CROSS_COMPILE=aarch64-linux-gnu- kmake "$@"; }
+
+# bisect_config_arm64 SRC OBJ: the config of build/obj-bisect-arm64, made
+# again only when the fragment changed.
+bisect_config_arm64() {
+	local wt=$1 obj=$2 want frag="$top/configs/arm64.config"
+	mkdir -p "$obj"
+	want=$({ echo allnoconfig; cat "$frag"; } | sha256sum)
+	if [ "$(cat "$obj/.dfp-cfg" 2>/dev/null)" != "$want" ]; then
+		kmake_arm64 "$wt" "$obj" allnoconfig >/dev/null
+		(cd "$wt" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" \
+			"$frag" >/dev/null)
+		kmake_arm64 "$wt" "$obj" olddefconfig >/dev/null
+		check_config "$obj/.config" "$frag"
+		echo "$want" > "$obj/.dfp-cfg"
+	fi
+}
+
 # load_topics: read patches/TOPICS, the topic series of the stack in stack
 # order, one "NAME COUNT [RFC]" line each (# comments), into TOPIC_NAME[i],
 # TOPIC_COUNT[i], TOPIC_RFC[i] (1: posted as [RFC PATCH]) and TOPIC_TOTAL
