@@ -3,8 +3,11 @@
 its first line is the subject, the rest the body; the Cc: lines come from
 Documentation/cover/NAME.cc (make cover).
 
-Every measured figure of the body is a reference into the committed make
-bench run that bench/results/LATEST names, filled in from its summary.json:
+Every measured figure of the body is a reference into one committed make
+bench run, filled in from its summary.json: the run bench/results/LATEST
+names, or the one a line "@run{NAME}" of the body names (a topic measured
+on its own, in a run of the modes it needs; the line is not part of the
+text):
 
   @{KEY:FIELD}        the row KEY of summary.json, its FIELD (base, series,
   @{KEY:FIELD:SPEC}   change_pct, ratio, ratio_ci_low, ratio_ci_high,
@@ -22,9 +25,11 @@ error of `check`.
 
   cover_letter.py text NAME          print the body as it goes into the cover
                                      letter (scripts/cover --check counts it)
-  cover_letter.py check NAME         every reference resolves in the LATEST
-                                     run and no figure is written by hand;
-                                     one line per problem, exit status 1
+  cover_letter.py check NAME         every reference resolves in the
+                                     letter's run and no figure is written
+                                     by hand; one line per problem, exit
+                                     status 1
+  cover_letter.py run NAME           the name of the letter's run
   cover_letter.py fill PATCH NAME DATE
                                      fill git format-patch's cover letter
                                      PATCH: subject, body, Cc lines, Date:
@@ -37,6 +42,7 @@ import sys
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 DOC = os.path.join(TOP, 'Documentation')
 RESULTS = os.path.join(TOP, 'bench', 'results')
+RUN = re.compile(r'^@run\{([0-9TZ]+)\}[ \t]*\n?', re.M)
 REF = re.compile(r'@\{([^}:]+):([^}:]+)(?::([^}]*))?\}')
 CITED = re.compile(r'@cited\{([^}]*)\}')
 # A figure written by hand: a number with a unit or a percentage or "x"
@@ -48,15 +54,25 @@ HANDWRITTEN = re.compile(
     r'|(?<![\w.-])\d{4,}(?![\w.-])')
 
 
-def latest_run():
-    """(name, summary) of the run bench/results/LATEST names."""
+def run_name(body):
+    """The run a body names with @run{NAME}, else the one of LATEST."""
+    named = RUN.findall(body)
+    if len(named) > 1:
+        raise LookupError(f'more than one @run line: {", ".join(named)}')
+    if named:
+        return named[0]
     path = os.path.join(RESULTS, 'LATEST')
     if not os.path.exists(path):
         raise LookupError('no bench/results/LATEST')
-    name = open(path).read().strip()
+    return open(path).read().strip()
+
+
+def load_run(body):
+    """(name, summary) of the body's run."""
+    name = run_name(body)
     summ = os.path.join(RESULTS, name, 'summary.json')
     if not os.path.exists(summ):
-        raise LookupError(f'bench/results/LATEST names {name}, which has no summary.json')
+        raise LookupError(f'run {name} has no bench/results/{name}/summary.json')
     return name, json.load(open(summ))
 
 
@@ -83,12 +99,12 @@ def resolve(summary, key, field, spec):
 def fill_refs(body, problems):
     refs = REF.findall(body) + CITED.findall(body)
     if not refs:
-        return body
+        return RUN.sub('', body)
     try:
-        _, summary = latest_run()
+        _, summary = load_run(body)
     except LookupError as e:
         problems.append(str(e))
-        return body
+        return RUN.sub('', body)
 
     def one(m):
         try:
@@ -96,12 +112,12 @@ def fill_refs(body, problems):
         except (LookupError, ValueError) as e:
             problems.append(f'{m.group(0)}: {e}')
             return m.group(0)
-    return CITED.sub(lambda m: m.group(1), REF.sub(one, body))
+    return CITED.sub(lambda m: m.group(1), REF.sub(one, RUN.sub('', body)))
 
 
 def handwritten(body):
     """Figures of the body that are neither references nor cited."""
-    bare = CITED.sub('', REF.sub('', body))
+    bare = CITED.sub('', REF.sub('', RUN.sub('', body)))
     return [(i + 1, m.group(0)) for i, line in enumerate(bare.split('\n'))
             for m in HANDWRITTEN.finditer(line)]
 
@@ -128,7 +144,7 @@ def check(name):
     subject, body = source(name)
     fill_refs(body, problems)
     problems += [f'line {n + 1}: "{fig}" is written by hand: use @{{KEY:FIELD}} '
-                 f'from the LATEST run, or @cited{{...}}' for n, fig in handwritten(body)]
+                 f'from the letter\'s run, or @cited{{...}}' for n, fig in handwritten(body)]
     problems += [f'subject: "{fig}" is a figure' for _, fig in handwritten(subject)]
     return problems
 
@@ -166,6 +182,11 @@ if __name__ == '__main__':
         for pr in probs:
             print(pr)
         sys.exit(1 if probs else 0)
+    elif len(sys.argv) == 3 and sys.argv[1] == 'run':
+        try:
+            print(run_name(source(sys.argv[2])[1]))
+        except LookupError as e:
+            sys.exit(f'cover_letter.py: {e}')
     elif len(sys.argv) == 5 and sys.argv[1] == 'fill':
         fill(*sys.argv[2:])
     else:
