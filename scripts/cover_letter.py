@@ -97,14 +97,15 @@ def resolve(summary, key, field, spec):
 
 
 def fill_refs(body, problems):
-    refs = REF.findall(body) + CITED.findall(body)
+    text = RUN.sub('', body)
+    refs = REF.findall(text) + CITED.findall(text)
     if not refs:
-        return RUN.sub('', body)
+        return text
     try:
         _, summary = load_run(body)
     except LookupError as e:
         problems.append(str(e))
-        return RUN.sub('', body)
+        return text
 
     def one(m):
         try:
@@ -112,12 +113,13 @@ def fill_refs(body, problems):
         except (LookupError, ValueError) as e:
             problems.append(f'{m.group(0)}: {e}')
             return m.group(0)
-    return CITED.sub(lambda m: m.group(1), REF.sub(one, RUN.sub('', body)))
+    return CITED.sub(lambda m: m.group(1), REF.sub(one, text))
 
 
 def handwritten(body):
-    """Figures of the body that are neither references nor cited."""
-    bare = CITED.sub('', REF.sub('', RUN.sub('', body)))
+    """Figures of the body that are neither references nor cited (an @run
+    line's name is none: its digits run into a letter)."""
+    bare = CITED.sub('', REF.sub('', body))
     return [(i + 1, m.group(0)) for i, line in enumerate(bare.split('\n'))
             for m in HANDWRITTEN.finditer(line)]
 
