@@ -285,6 +285,49 @@ TEST_F(edu, bad_unmap)
 }
 
 /*
+ * DMA-API debug and an unmap batch (strict mode): a sync and a second unmap
+ * of a mapping that waits in a batch are reported as such, 2 reports; a sync
+ * after the batch's flush as of memory never mapped, 1 more. The second
+ * unmap also makes iommu-dma warn of an unmap that found nothing mapped.
+ */
+TEST_F(edu, debug_batch)
+{
+	static const char *const what[] = {
+		"waits in an unmap batch", "memory it has not allocated",
+	};
+	long errors, shown = read_long(DMA_API "num_errors");
+	int count[2] = { 0, 0 };
+	char buf[32];
+	int fd, ret;
+
+	if (!dfp_mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	if (read_long(DMA_API "disabled") != 0)
+		SKIP(return, "DMA-API debug not enabled");
+	ASSERT_EQ(0, dfp_write(DMA_API "num_errors", "16"));
+	errors = read_long(DMA_API "error_count");
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	lseek(fd, 0, SEEK_END);
+	ASSERT_EQ(0, dfp_write("/dev/kmsg", SPLAT_BEGIN));
+	ret = run_case("debug_batch");
+	dfp_write("/dev/kmsg", SPLAT_END);
+	sleep(1);	/* the console prints the reports (and the end) late */
+	kmsg_count(fd, what, count, 2);
+	close(fd);
+	snprintf(buf, sizeof(buf), "%ld", shown < 0 ? 1 : shown);
+	dfp_write(DMA_API "num_errors", buf);
+	ASSERT_EQ(batch_expected(), ret);
+	if (ret)
+		return;
+	EXPECT_EQ(3, read_long(DMA_API "error_count") - errors);
+	EXPECT_EQ(2, count[0]);
+	EXPECT_EQ(1, count[1]);
+}
+
+/*
  * Fault injection (a kernel with CONFIG_FAULT_INJECTION: the debug kernel of
  * make stress): every allocation of dma_map_sgtable(), dma_iova_link_vec()
  * and an unmap batch failed in turn, each failure clean (see the module).

@@ -600,7 +600,40 @@ static int case_batch_wanted(struct dfp_edu *e)
 	}
 	return 0;
 }
+
+/*
+ * Strict mode, DMA-API debug: a mapping unmapped into a batch waits there
+ * until the flush. A sync of it and a second unmap of it before the flush
+ * are misuse, and DMA-API debug reports both as such; after the flush it is
+ * gone like any unmapped mapping (a sync is of memory not mapped). The
+ * test program counts the reports; the double unmap also makes iommu-dma
+ * warn of an unmap that found nothing mapped. Nothing is corrupted: the
+ * IOVA is freed once, by the flush.
+ */
+static int case_debug_batch(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	DMA_UNMAP_BATCH(batch);
+	dma_addr_t dma;
+
+	if (!strict_domain(e) || !dma_unmap_batch_wanted(dev))
+		return -EOPNOTSUPP;
+	dma = dma_map_single(dev, e->src, PAGE_SIZE, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, dma))
+		return -ENOMEM;
+	dma_unmap_phys_batch(&batch, dev, dma, PAGE_SIZE, DMA_TO_DEVICE, 0);
+	dma_sync_single_for_device(dev, dma, PAGE_SIZE, DMA_TO_DEVICE);
+	dma_unmap_single(dev, dma, PAGE_SIZE, DMA_TO_DEVICE);
+	dma_unmap_batch_flush(&batch);
+	dma_sync_single_for_device(dev, dma, PAGE_SIZE, DMA_TO_DEVICE);
+	return 0;
+}
 #else
+static int case_debug_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+
 static int case_batch(struct dfp_edu *e)
 {
 	return -EOPNOTSUPP;
@@ -1491,6 +1524,7 @@ static const struct {
 	{ "exhaust", case_exhaust },
 	{ "exhaust_batch", case_exhaust_batch },
 	{ "bounce_batch", case_bounce_batch },
+	{ "debug_batch", case_debug_batch },
 	{ "sg_limits", case_sg_limits },
 	{ "bad_unmap", case_bad_unmap },
 	{ "fail_nth", case_fail_nth },

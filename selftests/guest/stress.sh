@@ -3,9 +3,11 @@
 # the debug kernel (configs/debug.config). First dma_edu_test's fail_nth
 # case (every allocation of the DMA layer's map calls failed in turn), then,
 # until STRESS_SECONDS have passed, rounds of:
-#   1. fio verify=crc32c, two jobs of mixed 4K..1M I/O on the NVMe disk,
-#      while dma_map_benchmark maps and unmaps with two threads on edu
-#      (single, sg and IOVA-link mode in turn; no IOVA link in passthrough);
+#   1. fio verify=crc32c, one job per vCPU of mixed 4K..1M I/O on the NVMe
+#      disk, while dma_map_benchmark maps and unmaps with a thread per vCPU
+#      on edu (single, sg and IOVA-link mode in turn; no IOVA link in
+#      passthrough) and pktgen sends on a virtio-net NIC (its TX
+#      completions unmap in batches, as NVMe's do);
 #   2. fio without verification while failslab and fail_page_alloc fail
 #      allocations of the fio tasks (FAULT_PERCENT of them).
 # Then: the DMA-API debug entries of the NVMe device are as many as before
@@ -35,6 +37,16 @@ case "$(cat /proc/cmdline)" in
 esac
 bind_edu || exit 1
 nvme_bdf=$(basename "$(readlink -f /sys/block/nvme0n1/device/device)")
+ncpu=$(nproc)
+# The NIC pktgen sends on (to the other NIC of its hub), if the kernel has
+# pktgen.
+gen=
+if [ -d /proc/net/pktgen ] && gen=$(ifname_by_mac $NIC_GEN_MAC) &&
+	xdp=$(ifname_by_mac $NIC_XDP_MAC); then
+	ip link set "$gen" up && ip link set "$xdp" up || gen=
+else
+	gen=
+fi
 
 dma_streaming() {	# live streaming mappings of the NVMe device (DMA-API debug)
 	# Coherent entries are left out: the NVMe driver's DMA pools grow
@@ -66,10 +78,10 @@ fault_setup failslab || exit 1
 fault_setup fail_page_alloc || exit 1
 dma_streaming > /tmp/dma.before
 before=$(dma_entries)
-echo "# stress: ${secs}s, faults ${pct}%, NVMe $nvme_bdf, DMA-API entries before: $before"
+echo "# stress: ${secs}s, $ncpu vCPUs, faults ${pct}%, NVMe $nvme_bdf, DMA-API entries before: $before, pktgen on ${gen:-none}"
 
 end=$(($(date +%s) + secs))
-round=0 verified_kb=0 fio_fail=0 bench_fail=0
+round=0 verified_kb=0 fio_fail=0 bench_fail=0 pkts=0
 while [ "$(date +%s)" -lt "$end" ]; do
 	round=$((round + 1))
 	# IOVA-link mode (2) needs a translating domain: not in passthrough.
@@ -77,12 +89,19 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	*dfp.mode=*-pt*|*dfp.mode=none*) mode=$((round % 2)) ;;
 	*) mode=$((round % 3)) ;;
 	esac
-	dma_map_benchmark -m $mode -g 16 -t 2 -s 8 > /tmp/bench.out 2>&1 &
+	dma_map_benchmark -m $mode -g 16 -t $ncpu -s 8 > /tmp/bench.out 2>&1 &
 	bpid=$!
-	DEV=$dev SIZE=64m fio --output-format=json --output=/tmp/verify.json \
+	[ -z "$gen" ] || pktgen_send "$gen" $NIC_XDP_MAC 0 60 &
+	JOBS=$ncpu DEV=$dev SIZE=64m fio --output-format=json --output=/tmp/verify.json \
 		/usr/share/dfp/stress-verify.fio > /tmp/verify.log 2>&1
 	rc=$?
 	wait $bpid || { bench_fail=$((bench_fail + 1)); cat /tmp/bench.out; }
+	if [ -n "$gen" ]; then
+		echo stop > /proc/net/pktgen/pgctrl
+		wait
+		sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/$gen)
+		pkts=$((pkts + ${sent:-0}))
+	fi
 	if [ $rc != 0 ] || grep -q '"error" : [1-9]' /tmp/verify.json; then
 		fio_fail=$((fio_fail + 1))
 		echo "# round $round: fio verify FAILED (rc $rc)"
@@ -108,7 +127,7 @@ if [ -f $dbg/kmemleak ]; then
 	[ "$leaks" = 0 ] || head -40 $dbg/kmemleak
 fi
 inj=$(($(fault_count failslab) + $(fault_count fail_page_alloc)))
-echo "# stress: $round rounds, $((verified_kb / 1024)) MiB written and verified, fio verify failures $fio_fail, dma_map_benchmark failures $bench_fail"
+echo "# stress: $round rounds, $((verified_kb / 1024)) MiB written and verified, fio verify failures $fio_fail, dma_map_benchmark failures $bench_fail, virtio-net frames sent $pkts"
 echo "# stress: injected faults: failslab $(fault_count failslab), fail_page_alloc $(fault_count fail_page_alloc)"
 echo "# stress: NVMe DMA-API entries before $before, after $after; DMA-API errors $errors; kmemleak $leaks"
 ok=1
@@ -121,5 +140,6 @@ fi
 [ "$errors" = 0 ] || ok=0
 [ "$leaks" = 0 ] || ok=0
 [ $inj -gt 0 ] || { echo "# stress: no fault was injected"; ok=0; }
+[ -z "$gen" ] || [ $pkts -gt 0 ] || { echo "# stress: pktgen sent nothing"; ok=0; }
 [ $ok = 1 ] && echo "# stress: PASS" || echo "# stress: FAIL"
 [ $ok = 1 ]
