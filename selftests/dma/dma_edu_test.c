@@ -242,6 +242,43 @@ static void kmsg_count(int fd, const char *const *s, int *count, int n)
 }
 
 /*
+ * Run a case whose reports are expected: DMA-API debug shows up to 16 of
+ * them, the case runs between the kernel-log markers that scripts/vm does
+ * not count as unexpected splats, and each of the @n strings of @what is
+ * counted in the kernel log. *@errors gets the errors DMA-API debug counted
+ * meanwhile. Returns the case's result, or -EBADF when the debugfs knobs or
+ * the kernel log cannot be used.
+ */
+static int run_reported_case(const char *name, const char *const *what,
+			     int *count, int n, long *errors)
+{
+	long before, shown = read_long(DMA_API "num_errors");
+	char buf[32];
+	int fd, ret;
+
+	if (dfp_write(DMA_API "num_errors", "16"))
+		return -EBADF;
+	before = read_long(DMA_API "error_count");
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -EBADF;
+	lseek(fd, 0, SEEK_END);
+	if (dfp_write("/dev/kmsg", SPLAT_BEGIN)) {
+		close(fd);
+		return -EBADF;
+	}
+	ret = run_case(name);
+	dfp_write("/dev/kmsg", SPLAT_END);
+	sleep(1);	/* the console prints the reports (and the end) late */
+	kmsg_count(fd, what, count, n);
+	close(fd);
+	snprintf(buf, sizeof(buf), "%ld", shown < 0 ? 1 : shown);
+	dfp_write(DMA_API "num_errors", buf);
+	*errors = read_long(DMA_API "error_count") - before;
+	return ret;
+}
+
+/*
  * An address never mapped and one unmapped twice: iommu-dma warns once for
  * each and DMA-API debug reports each ("has not allocated"), and the IOVA
  * allocator hands out neither address wrongly afterwards (checked by the
@@ -257,28 +294,13 @@ TEST_F(edu, bad_unmap)
 		"free DMA memory it has not allocated", "WARNING:",
 		"io-pgtable-arm.c",
 	};
-	long errors, shown = read_long(DMA_API "num_errors");
 	int count[3] = { 0, 0, 0 };
-	char buf[32];
-	int fd, ret;
+	long errors = 0;
 
 	if (read_long(DMA_API "disabled") != 0)
 		SKIP(return, "DMA-API debug not enabled");
-	ASSERT_EQ(0, dfp_write(DMA_API "num_errors", "16"));
-	errors = read_long(DMA_API "error_count");
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ASSERT_LE(0, fd);
-	lseek(fd, 0, SEEK_END);
-	ASSERT_EQ(0, dfp_write("/dev/kmsg", SPLAT_BEGIN));
-	ret = run_case("bad_unmap");
-	dfp_write("/dev/kmsg", SPLAT_END);
-	sleep(1);	/* the console prints the reports (and the end) late */
-	kmsg_count(fd, what, count, 3);
-	close(fd);
-	snprintf(buf, sizeof(buf), "%ld", shown < 0 ? 1 : shown);
-	dfp_write(DMA_API "num_errors", buf);
-	EXPECT_EQ(0, ret);
-	EXPECT_EQ(2, read_long(DMA_API "error_count") - errors);
+	EXPECT_EQ(0, run_reported_case("bad_unmap", what, count, 3, &errors));
+	EXPECT_EQ(2, errors);
 	EXPECT_EQ(2, count[0]);
 	EXPECT_EQ(count[2] ? 6 : 4, count[1]);
 	EXPECT_TRUE(count[2] == 0 || count[2] == 2);
@@ -295,10 +317,9 @@ TEST_F(edu, debug_batch)
 	static const char *const what[] = {
 		"waits in an unmap batch", "memory it has not allocated",
 	};
-	long errors, shown = read_long(DMA_API "num_errors");
 	int count[2] = { 0, 0 };
-	char buf[32];
-	int fd, ret;
+	long errors = 0;
+	int ret;
 
 	if (!dfp_mode_is("-strict"))
 		SKIP(return, "mode %s is not strict", dfp_mode());
@@ -306,23 +327,11 @@ TEST_F(edu, debug_batch)
 		SKIP(return, "kernel without dma_unmap_batch_flush()");
 	if (read_long(DMA_API "disabled") != 0)
 		SKIP(return, "DMA-API debug not enabled");
-	ASSERT_EQ(0, dfp_write(DMA_API "num_errors", "16"));
-	errors = read_long(DMA_API "error_count");
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	ASSERT_LE(0, fd);
-	lseek(fd, 0, SEEK_END);
-	ASSERT_EQ(0, dfp_write("/dev/kmsg", SPLAT_BEGIN));
-	ret = run_case("debug_batch");
-	dfp_write("/dev/kmsg", SPLAT_END);
-	sleep(1);	/* the console prints the reports (and the end) late */
-	kmsg_count(fd, what, count, 2);
-	close(fd);
-	snprintf(buf, sizeof(buf), "%ld", shown < 0 ? 1 : shown);
-	dfp_write(DMA_API "num_errors", buf);
+	ret = run_reported_case("debug_batch", what, count, 2, &errors);
 	ASSERT_EQ(batch_expected(), ret);
 	if (ret)
 		return;
-	EXPECT_EQ(3, read_long(DMA_API "error_count") - errors);
+	EXPECT_EQ(3, errors);
 	EXPECT_EQ(2, count[0]);
 	EXPECT_EQ(1, count[1]);
 }
