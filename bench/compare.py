@@ -44,10 +44,10 @@ BETTER = ("higher", "lower")
 FIELDS = ("family", "workload", "mode", "kernel", "round", "metric", "value",
           "unit", "better")
 # Families whose rows get a "ratio to pt" column and a -ratio.png plot.
-RATIO_FAMILIES = ("fio", "xdp")
+RATIO_FAMILIES = ("fio", "xdp", "tx")
 PT_MODE = "intel-pt"
 # Preferred family order in the report; others follow in order of appearance.
-FAMILY_ORDER = ("kunit", "dma_map_benchmark", "icount", "fio", "xdp", "static")
+FAMILY_ORDER = ("kunit", "dma_map_benchmark", "icount", "fio", "xdp", "tx", "static")
 MIN_N = 3  # fewer values than this on a side: no significance test
 
 

@@ -58,6 +58,15 @@ def xdp_pps(text):
             for m in re.finditer(r'xdp action=(\w+) (?:packets=\d+ secs=[\d.]+ pps=(\d+)|error)', text)]
 
 
+def tx_rates(text):
+    """(workload, pps, Mbit/s; both None for a workload that failed) per
+    line of bench/guest/tx.sh (a skipped workload has none)."""
+    return [(m.group(1), int(m.group(2)) if m.group(2) else None,
+             float(m.group(3)) if m.group(3) else None)
+            for m in re.finditer(r'^tx workload=(\w+) (?:packets=\d+ bytes=\d+ secs=[\d.]+ '
+                                 r'pps=(\d+) mbps=([\d.]+)|error)$', text, re.M)]
+
+
 def xdp_generator(text):
     """The load generator NIC's IOMMU group type xdp.sh reported, or None."""
     m = re.search(r'^xdp generator group=(\S+)$', text, re.M)

@@ -43,13 +43,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from parse import (dmabench_points, fio_ios, fio_jobs, kunit_timings, xdp_generator,  # noqa: E402
-                   xdp_pps)
+from parse import (dmabench_points, fio_ios, fio_jobs, kunit_timings, tx_rates,  # noqa: E402
+                   xdp_generator, xdp_pps)
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK = os.environ.get('QUICK', '0') == '1'
 ROUNDS = int(os.environ.get('ROUNDS', '1' if QUICK else '5'))
-FAMILIES = os.environ.get('FAMILIES', 'static icount kunit kunit-retpoline dma_map_benchmark fio xdp').split()
+FAMILIES = os.environ.get('FAMILIES', 'static icount kunit kunit-retpoline dma_map_benchmark fio xdp tx').split()
 # AA=1: an A/A run, the series kernel on both sides (labelled base and
 # series as usual): what the method reports when nothing changed.
 AA = os.environ.get('AA', '0') == '1'
@@ -110,16 +110,16 @@ with open(os.path.join(TOP, 'bench', 'fio', 'fastpath.fio')) as _f:
 # geometric mean of its two runs (workload JOB:pair), so both modes see
 # the same moments of the host.
 MODE_PARTS = {
-    'intel-strict': ['dmabench', 'fio', 'xdp'],
-    'intel-lazy': ['dmabench', 'fio', 'xdp'],
-    'intel-pt': ['fio', 'xdp'],
+    'intel-strict': ['dmabench', 'fio', 'xdp', 'tx'],
+    'intel-lazy': ['dmabench', 'fio', 'xdp', 'tx'],
+    'intel-pt': ['fio', 'xdp', 'tx'],
     'amd-strict': ['dmabench-sg', 'fio'],
     'amd-lazy': ['fio'],
     'none': ['fio'],
     'intel-switch': ['switch'],
-    'smmuv3-strict': ['dmabench', 'fio', 'xdp'],
-    'smmuv3-lazy': ['dmabench', 'fio', 'xdp'],
-    'smmuv3-pt': ['fio', 'xdp'],
+    'smmuv3-strict': ['dmabench', 'fio', 'xdp', 'tx'],
+    'smmuv3-lazy': ['dmabench', 'fio', 'xdp', 'tx'],
+    'smmuv3-pt': ['fio', 'xdp', 'tx'],
 }
 # The arm64 guest's modes (qemu-system-aarch64 -M virt with an SMMUv3;
 # kernels and initramfs built with ARCH=arm64).
@@ -144,7 +144,7 @@ VIOMMU_TRACE = {
 }
 DEFAULT_MODES = [m for m in MODE_PARTS if m != 'intel-switch']
 PART_FAMILY = {'dmabench': ('dma_map_benchmark',), 'dmabench-sg': ('dma_map_benchmark',),
-               'fio': ('fio',), 'xdp': ('xdp',), 'switch': ('fio', 'xdp')}
+               'fio': ('fio',), 'xdp': ('xdp',), 'tx': ('tx',), 'switch': ('fio', 'xdp')}
 SW_MODES = os.environ.get('SW_MODES', 'DMA DMA-FQ identity').split()
 SW_NAMES = {'DMA': 'strict', 'DMA-FQ': 'lazy', 'identity': 'pt'}
 SW_JOBS = os.environ.get('SW_JOBS', 'randread-4k-qd32 seqread-128k-qd8')
@@ -158,9 +158,9 @@ if set(SW_MODES) - set(SW_NAMES) or (PAIR and len(SW_MODES) != 2):
 SW_TYPE = '|'.join(sorted(SW_NAMES, key=len, reverse=True))
 
 if QUICK:
-    TIMES = dict(SECONDS_PER_POINT='1', RUNTIME='2', RAMP='1', XDP_SECONDS='2')
+    TIMES = dict(SECONDS_PER_POINT='1', RUNTIME='2', RAMP='1', XDP_SECONDS='2', TX_SECONDS='2')
 else:
-    TIMES = dict(SECONDS_PER_POINT='2', RUNTIME='5', RAMP='1', XDP_SECONDS='5')
+    TIMES = dict(SECONDS_PER_POINT='2', RUNTIME='5', RAMP='1', XDP_SECONDS='5', TX_SECONDS='5')
 
 T0 = time.time()
 # Where the guests' disk images live: memory (1 GiB each, sparse).
@@ -390,6 +390,13 @@ def parse_xdp(res, text, mode, kernel, rnd):
         res.add('xdp', action, mode, kernel, rnd, 'pps', pps, 'pps', 'higher')
 
 
+def parse_tx(res, text, mode, kernel, rnd):
+    """The packet and bit rates of each workload of bench/guest/tx.sh."""
+    for workload, pps, mbps in tx_rates(text):
+        res.add('tx', workload, mode, kernel, rnd, 'pps', pps, 'pps', 'higher')
+        res.add('tx', workload, mode, kernel, rnd, 'mbps', mbps, 'Mbit/s', 'higher')
+
+
 def nvme_timeouts(rundir):
     p = os.path.join(rundir, 'console.log')
     return os.path.exists(p) and re.search(r'nvme.*timeout, aborting',
@@ -570,6 +577,9 @@ def parse_guest(res, rundir, rc, mode, parts, kernel, rnd):
     if 'xdp' in parts:
         p = os.path.join(out, 'xdp.txt')
         parse_xdp(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
+    if 'tx' in parts:
+        p = os.path.join(out, 'tx.txt')
+        parse_tx(res, open(p).read() if os.path.exists(p) else '', mode, kernel, rnd)
 
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
@@ -685,18 +695,20 @@ def viommu_counts(path, start, end, sid=None):
 
 
 def record_viommu(res, b, step, start, mode, kernel, rnd):
-    """The vIOMMU's events of fio step STEP (trace.log from byte start to
-    here) per request the disk completed in it (out/STEP.ios: "ios N" and
-    the disk's PCI address, "pci 0000:00:03.0"), as the fio metrics of
-    VIOMMU_TRACE."""
+    """The vIOMMU's events of step STEP (trace.log from byte start to here)
+    per request the device handled in it (out/STEP.ios: "ios N" and its PCI
+    address, "pci 0000:00:03.0"): a fio step's requests the disk completed,
+    a tx step's packets the NIC sent (bench/guest/tx.sh), as the metrics of
+    VIOMMU_TRACE of family fio (per_io) or tx (per_pkt)."""
     trace = os.path.join(b['rundir'], 'trace.log')
     path = os.path.join(b['rundir'], 'out', f'{step}.ios')
-    if not step.startswith('fio-') or not os.path.exists(trace) or not os.path.exists(path):
+    family, _, job = step.partition('-')
+    if family not in ('fio', 'tx') or not os.path.exists(trace) or not os.path.exists(path):
         return
     end = os.path.getsize(trace)
-    # The requests the disk completed over the whole step, fio's ramp
-    # included (fio's own count leaves the ramp out; the trace does not),
-    # written by the guest before it reached the next step.
+    # The requests over the whole step, fio's ramp included (fio's own
+    # count leaves the ramp out; the trace does not), written by the guest
+    # before it reached the next step.
     with open(path) as f:
         kv = dict(line.split(None, 1) for line in f.read().splitlines() if ' ' in line)
     if not kv.get('ios', '').strip().isdigit():
@@ -705,15 +717,16 @@ def record_viommu(res, b, step, start, mode, kernel, rnd):
     if not ios:
         return
     c = viommu_counts(trace, start, end, pci_sid(kv.get('pci', '').strip()))
-    job = step[len('fio-'):]
-    for key, metric in (('invalidations', 'invalidations_per_io'), ('syncs', 'syncs_per_io')):
-        res.add('fio', job, mode, kernel, rnd, metric, round(c[key] / ios, 3), 'per I/O', 'lower')
+    per, unit = ('io', 'per I/O') if family == 'fio' else ('pkt', 'per packet')
+    for key, metric in (('invalidations', 'invalidations'), ('syncs', 'syncs')):
+        res.add(family, job, mode, kernel, rnd, f'{metric}_per_{per}', round(c[key] / ios, 3),
+                unit, 'lower')
     if not mode.startswith('smmuv3-'):
-        res.add('fio', job, mode, kernel, rnd, 'iotlb_misses_per_io', round(c['misses'] / ios, 3),
-                'per I/O', 'lower')
+        res.add(family, job, mode, kernel, rnd, f'iotlb_misses_per_{per}',
+                round(c['misses'] / ios, 3), unit, 'lower')
     if mode.startswith('intel-'):
-        res.add('fio', job, mode, kernel, rnd, 'invalidated_kib_per_io', round(c['kib'] / ios, 2),
-                'KiB', 'lower')
+        res.add(family, job, mode, kernel, rnd, f'invalidated_kib_per_{per}',
+                round(c['kib'] / ios, 2), 'KiB', 'lower')
 
 
 def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
@@ -780,7 +793,7 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
             if len(ks) == len(boots) or others_gone:
                 for k in ks:
                     trace = os.path.join(boots[k]['rundir'], 'trace.log')
-                    if mode in VIOMMU_TRACE and step.startswith('fio-'):
+                    if mode in VIOMMU_TRACE and step.startswith(('fio-', 'tx-')):
                         boots[k]['trace_open'] = (step, os.path.getsize(trace)
                                                   if os.path.exists(trace) else 0)
                     if HOSTCPU and boots[k]['pid']:
@@ -834,7 +847,7 @@ def ingest(outdir):
         out = os.path.join(rundir, 'out')
         files = os.listdir(out) if os.path.isdir(out) else []
         parts = [p for p, f in (('dmabench', r'dmabench\.txt'), ('fio', r'fio(-.*)?\.json'),
-                                ('xdp', r'xdp\.txt')) if any(re.fullmatch(f, x) for x in files)]
+                                ('xdp', r'xdp\.txt'), ('tx', r'tx\.txt')) if any(re.fullmatch(f, x) for x in files)]
         rc = int(open(os.path.join(rundir, 'rc')).read().strip() or 1) \
             if os.path.exists(os.path.join(rundir, 'rc')) else 1
         parse_guest(res, rundir, rc, m.group(2), parts, m.group(3), int(m.group(1)))
@@ -868,7 +881,7 @@ def main():
 
     log('applying the series (make tree)')
     sh(['scripts/tree'])
-    guest = any(f in FAMILIES for f in ('static', 'icount', 'dma_map_benchmark', 'fio', 'xdp'))
+    guest = any(f in FAMILIES for f in ('static', 'icount', 'dma_map_benchmark', 'fio', 'xdp', 'tx'))
     arm64 = guest and any(m in ARM64_MODES for m in modes)
     if guest:
         for k, ref in KERNELS.items():

@@ -235,6 +235,33 @@ class TestViommuCounts(unittest.TestCase):
         self.assertEqual(res.get('fio', 'a', 'intel-strict', 'iotlb_misses_per_io'), 1.5)
         self.assertEqual(res.get('fio', 'a', 'intel-strict', 'invalidated_kib_per_io'), 66.0)
 
+    def test_tx_step_per_packet(self):
+        vtd = ('1@1.000001:vtd_inv_desc_iotlb_pages iotlb invalidate domain 0x1 '
+               'addr 0xfff00000 mask 0x0\n')
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'out'))
+            write(os.path.join(d, 'out', 'tx-frags.ios'), 'ios 4\npci 0000:00:03.0\n')
+            trace = os.path.join(d, 'trace.log')
+            write(trace, vtd * 5 + '1@1.1:vtd_inv_desc_wait_sw wait\n')
+            res = Recorder()
+            run.record_viommu(res, dict(rundir=d), 'tx-frags', 0, 'intel-strict', 'series', 1)
+        self.assertEqual(res.get('tx', 'frags', 'intel-strict', 'invalidations_per_pkt'), 1.25)
+        self.assertEqual(res.get('tx', 'frags', 'intel-strict', 'syncs_per_pkt'), 0.25)
+        self.assertEqual(res.get('tx', 'frags', 'intel-strict', 'invalidated_kib_per_pkt'), 5.0)
+        self.assertEqual(res.get('fio', 'frags', 'intel-strict', 'syncs_per_io'), [])
+
+    def test_tx_rates(self):
+        res = Recorder()
+        run.parse_tx(res, 'tx generator group=identity\n'
+                     'tx workload=frags packets=100 bytes=140000 secs=2.00 pps=50 mbps=0.6\n'
+                     'tx workload=tcp error\n'
+                     'tx workload=udp skipped: no network namespaces (CONFIG_NET_NS)\n',
+                     'intel-lazy', 'base', 2)
+        self.assertEqual(res.get('tx', 'frags', 'intel-lazy', 'pps'), 50)
+        self.assertEqual(res.get('tx', 'frags', 'intel-lazy', 'mbps'), 0.6)
+        self.assertIsNone(res.get('tx', 'tcp', 'intel-lazy', 'pps'))
+        self.assertEqual(len(res.recs), 4)
+
     def test_amd_commands_and_misses_per_io(self):
         upd = ('1@1.2:amdvi_cache_update  update iotlb domid 0x1 devid: %s '
                'gpa 0x1000 hpa 0x2000\n')

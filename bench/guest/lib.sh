@@ -72,3 +72,21 @@ set_group_type() {
 	[ "$(cat $grp/type)" = "$type" ] || {
 		echo "$bdf: group type $(cat $grp/type), wanted $type" >&2; return 1; }
 }
+
+# hold_generator: put the generator NIC's IOMMU group at XDP_GEN_TYPE
+# (default identity, passthrough; empty: as booted) and print
+# "group=<type>" ("group=none" without an IOMMU group). The generator is
+# the test bed's load source or sink (a remote host in a real setup), not
+# the path under test: its own mappings must not change with the mode
+# measured.
+hold_generator() {
+	local gen_type=${XDP_GEN_TYPE-identity} bdf grp
+	bdf=$(pci_of_mac $NIC_GEN_MAC) || { echo "NICs missing" >&2; return 1; }
+	grp=/sys/bus/pci/devices/$bdf/iommu_group
+	[ -e $grp ] || { echo "group=none"; return 0; }
+	if [ -n "$gen_type" ]; then
+		set_group_type "$bdf" virtio-pci "$gen_type" &&
+			wait_for ifname_by_mac $NIC_GEN_MAC > /dev/null || return 1
+	fi
+	echo "group=$(cat $grp/type)"
+}

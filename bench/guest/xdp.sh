@@ -7,22 +7,11 @@
 . ${DFP_SHARE:-/usr/share/dfp}/bench/lib.sh
 secs=${XDP_SECONDS:-5}
 
-# The generator NIC is the test bed's load source (a remote host in a real
-# setup), not the path under test: its IOMMU group is held at XDP_GEN_TYPE
-# (default identity, passthrough), so that its own transmit mappings do not
-# change with the mode measured. XDP_GEN_TYPE= (empty) leaves it as booted.
-gen_type=${XDP_GEN_TYPE-identity}
-bdf=$(pci_of_mac $NIC_GEN_MAC) || { echo "NICs missing" >&2; exit 1; }
-grp=/sys/bus/pci/devices/$bdf/iommu_group
-if [ -e $grp ]; then
-	if [ -n "$gen_type" ]; then
-		set_group_type "$bdf" virtio-pci "$gen_type" &&
-			wait_for ifname_by_mac $NIC_GEN_MAC > /dev/null || exit 1
-	fi
-	echo "xdp generator group=$(cat $grp/type)"
-else
-	echo "xdp generator group=none"
-fi
+# The generator NIC is held in passthrough (XDP_GEN_TYPE, see
+# hold_generator), so that its own transmit mappings do not change with the
+# mode measured.
+g=$(hold_generator) || exit 1
+echo "xdp generator $g"
 xdp=$(ifname_by_mac $NIC_XDP_MAC) && gen=$(ifname_by_mac $NIC_GEN_MAC) &&
 	red=$(ifname_by_mac $NIC_REDIR_MAC) || { echo "NICs missing" >&2; exit 1; }
 for i in $xdp $gen $red; do ip link set $i up; done

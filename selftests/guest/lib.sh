@@ -8,14 +8,17 @@ ifname_by_mac() {
 	return 1
 }
 
-# pktgen_send DEV DSTMAC COUNT SIZE: send COUNT packets of SIZE bytes from DEV.
+# pktgen_send DEV DSTMAC COUNT SIZE [FRAGS]: send COUNT packets of SIZE bytes
+# from DEV, their data in FRAGS page fragments besides the linear part (0: one
+# piece; more than 0: virtio-net adds them with an indirect descriptor table).
 pktgen_send() {
-	local dev=$1 mac=$2 count=$3 size=$4
+	local dev=$1 mac=$2 count=$3 size=$4 frags=${5:-0}
 	echo "rem_device_all" > /proc/net/pktgen/kpktgend_0
 	echo "add_device $dev" > /proc/net/pktgen/kpktgend_0
 	local pg=/proc/net/pktgen/$dev
 	echo "count $count" > $pg
 	echo "pkt_size $size" > $pg
+	echo "frags $frags" > $pg
 	echo "delay 0" > $pg
 	echo "dst 10.99.0.1" > $pg
 	echo "dst_mac $mac" > $pg

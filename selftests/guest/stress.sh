@@ -81,7 +81,7 @@ before=$(dma_entries)
 echo "# stress: ${secs}s, $ncpu vCPUs, faults ${pct}%, NVMe $nvme_bdf, DMA-API entries before: $before, pktgen on ${gen:-none}"
 
 end=$(($(date +%s) + secs))
-round=0 verified_kb=0 fio_fail=0 bench_fail=0 pkts=0
+round=0 verified_kb=0 fio_fail=0 bench_fail=0 pkts=0 frag_pkts=0
 while [ "$(date +%s)" -lt "$end" ]; do
 	round=$((round + 1))
 	# IOVA-link mode (2) needs a translating domain: not in passthrough.
@@ -91,7 +91,10 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	esac
 	dma_map_benchmark -m $mode -g 16 -t $ncpu -s 8 > /tmp/bench.out 2>&1 &
 	bpid=$!
-	[ -z "$gen" ] || pktgen_send "$gen" $NIC_XDP_MAC 0 60 &
+	# Every other round multi-fragment frames: an indirect descriptor
+	# table per frame, unmapped into the TX completion's batch.
+	if [ $((round % 2)) = 0 ]; then frags=3 size=1400; else frags=0 size=60; fi
+	[ -z "$gen" ] || pktgen_send "$gen" $NIC_XDP_MAC 0 $size $frags &
 	JOBS=$ncpu DEV=$dev SIZE=64m fio --output-format=json --output=/tmp/verify.json \
 		/usr/share/dfp/stress-verify.fio > /tmp/verify.log 2>&1
 	rc=$?
@@ -101,6 +104,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 		wait
 		sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/$gen)
 		pkts=$((pkts + ${sent:-0}))
+		[ $frags = 0 ] || frag_pkts=$((frag_pkts + ${sent:-0}))
 	fi
 	if [ $rc != 0 ] || grep -q '"error" : [1-9]' /tmp/verify.json; then
 		fio_fail=$((fio_fail + 1))
@@ -127,7 +131,7 @@ if [ -f $dbg/kmemleak ]; then
 	[ "$leaks" = 0 ] || head -40 $dbg/kmemleak
 fi
 inj=$(($(fault_count failslab) + $(fault_count fail_page_alloc)))
-echo "# stress: $round rounds, $((verified_kb / 1024)) MiB written and verified, fio verify failures $fio_fail, dma_map_benchmark failures $bench_fail, virtio-net frames sent $pkts"
+echo "# stress: $round rounds, $((verified_kb / 1024)) MiB written and verified, fio verify failures $fio_fail, dma_map_benchmark failures $bench_fail, virtio-net frames sent $pkts ($frag_pkts of them in 4 pieces)"
 echo "# stress: injected faults: failslab $(fault_count failslab), fail_page_alloc $(fault_count fail_page_alloc)"
 echo "# stress: NVMe DMA-API entries before $before, after $after; DMA-API errors $errors; kmemleak $leaks"
 ok=1
