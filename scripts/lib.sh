@@ -77,6 +77,32 @@ kernel_src() {
 	echo "$wt"
 }
 
+# scratch_tree NAME REF: set SCRATCH to build/wt-NAME, a worktree of
+# build/linux checked out at REF with nothing else in it, held with a lock
+# until this script exits. Made once; later uses reset it to REF, which
+# rewrites only the files that differ: seconds, where a new worktree of the
+# kernel tree took 15-40 s to write and more to remove. For the checks that
+# read a tree or apply patches to one (b4, get_maintainer.pl).
+scratch_tree() {
+	local wt="$top/build/wt-$1" ref
+	ref=$(git -C "$top/build/linux" rev-parse "$2^{commit}") || die "no $2 in build/linux (run: make tree)"
+	exec {SCRATCH_LOCK}>"$wt.lock"
+	flock "$SCRATCH_LOCK"
+	# One of an earlier build/linux (make tree made it anew): start again.
+	if [ -e "$wt/.git" ] && ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$wt"
+	fi
+	if [ ! -e "$wt/.git" ]; then
+		git -C "$top/build/linux" worktree prune
+		git -C "$top/build/linux" worktree add -q --detach "$wt" "$ref" >&2
+	else
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+		git -C "$wt" checkout -q -f --detach "$ref" >&2
+		git -C "$wt" clean -q -fdx >&2
+	fi
+	SCRATCH=$wt
+}
+
 # src_lock: hold the build/src lock until this script exits.
 src_lock() {
 	exec 9>"$top/build/src.lock"
