@@ -91,9 +91,10 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	esac
 	dma_map_benchmark -m $mode -g 16 -t $ncpu -s 8 > /tmp/bench.out 2>&1 &
 	bpid=$!
-	# Every other round multi-fragment frames: an indirect descriptor
-	# table per frame, unmapped into the TX completion's batch.
-	if [ $((round % 2)) = 0 ]; then frags=3 size=1400; else frags=0 size=60; fi
+	# Odd rounds, the first among them, send frames in 4 pieces: an
+	# indirect descriptor table each, unmapped into the TX completion's
+	# batch and freed by its flush.
+	if [ $((round % 2)) = 1 ]; then frags=3 size=1400; else frags=0 size=60; fi
 	[ -z "$gen" ] || pktgen_send "$gen" $NIC_XDP_MAC 0 $size $frags &
 	JOBS=$ncpu DEV=$dev SIZE=64m fio --output-format=json --output=/tmp/verify.json \
 		/usr/share/dfp/stress-verify.fio > /tmp/verify.log 2>&1
