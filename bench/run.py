@@ -131,14 +131,19 @@ ARM64_MODES = ('smmuv3-strict', 'smmuv3-lazy', 'smmuv3-pt')
 # descriptors, COMPLETION_WAIT), iotlb_misses_per_io (VT-d, AMD: the
 # translations the vIOMMU walked for the disk, QEMU's IOTLB fills on its
 # source id) and, VT-d, invalidated_kib_per_io (the aligned blocks the
-# descriptors cover). Passthrough modes translate nothing: not traced.
+# descriptors cover) and queue_invalidations (VT-d: the descriptors in the
+# disk's domain that cover a page of one of its queues, whose translations
+# the disk uses all the time; from QEMU's NVMe queue-creation events).
+# Passthrough modes translate nothing: not traced.
+NVME_QUEUE_TRACE = ('pci_nvme_create_sq,pci_nvme_create_cq,pci_nvme_mmio_aqattr,'
+                    'pci_nvme_mmio_asqaddr*,pci_nvme_mmio_acqaddr*')
 VIOMMU_TRACE = {
     'smmuv3-strict': 'smmuv3_cmdq_opcode',
     'smmuv3-lazy': 'smmuv3_cmdq_opcode',
     'intel-strict': 'vtd_inv_desc_iotlb_pages,vtd_inv_desc_wait_sw,'
-                    'vtd_inv_desc_wait_irq,vtd_iotlb_page_update',
+                    'vtd_inv_desc_wait_irq,vtd_iotlb_page_update,' + NVME_QUEUE_TRACE,
     'intel-lazy': 'vtd_inv_desc_iotlb_pages,vtd_inv_desc_wait_sw,'
-                  'vtd_inv_desc_wait_irq,vtd_iotlb_page_update',
+                  'vtd_inv_desc_wait_irq,vtd_iotlb_page_update,' + NVME_QUEUE_TRACE,
     'amd-strict': 'amdvi_pages_inval,amdvi_completion_wait,amdvi_cache_update',
     'amd-lazy': 'amdvi_pages_inval,amdvi_completion_wait,amdvi_cache_update',
 }
@@ -659,14 +664,46 @@ def pci_sid(bdf):
     return (int(m[1], 16) << 8 | int(m[2], 16) << 3 | int(m[3])) if m else None
 
 
-def viommu_counts(path, start, end, sid=None):
+def nvme_queues(path, end):
+    """The pages [lo, hi) of the NVMe queues created in bytes [0, end) of a
+    QEMU trace (NVME_QUEUE_TRACE): the admin queues from the registers
+    (entries of AQATTR's sizes, 0-based), each I/O queue from its creation
+    command (qsize 0-based; 64-byte submission, 16-byte completion entries),
+    rounded out to 4 KiB: the DMA API maps a queue's whole pages."""
+    q, regs = [], {}
+    with open(path, 'rb') as f:
+        while f.tell() < end:
+            raw = f.readline()
+            if not raw:
+                break
+            if b'pci_nvme_' not in raw:
+                continue
+            line = raw.decode(errors='replace')
+            m = re.search(r'pci_nvme_create_([sc])q .*addr=0x([0-9a-f]+), .*qsize=(\d+)', line)
+            if m:
+                q.append((int(m[2], 16), (int(m[3]) + 1) * (64 if m[1] == 's' else 16)))
+                continue
+            m = re.search(r'pci_nvme_mmio_(aqattr|a[sc]qaddr)(_hi)? .*=0x([0-9a-f]+)$', line.strip())
+            if m:
+                regs[m[1]] = int(m[3], 16)
+    if 'aqattr' in regs:
+        for reg, size, shift in (('asqaddr', 64, 0), ('acqaddr', 16, 16)):
+            if reg in regs:
+                q.append((regs[reg], ((regs['aqattr'] >> shift & 0xfff) + 1) * size))
+    return [(a & ~0xfff, (a + n + 0xfff) & ~0xfff) for a, n in q]
+
+
+def viommu_counts(path, start, end, sid=None, queues=()):
     """Counts in bytes [start, end) of a QEMU trace of VIOMMU_TRACE's events:
     dict invalidations, syncs, misses (IOTLB fills for source id sid, every
-    source without one) and kib (KiB the VT-d descriptors cover)."""
+    source without one), kib (KiB the VT-d descriptors cover) and qinv (VT-d
+    descriptors that cover a page of `queues`, pages [lo, hi), in a domain
+    sid's fills name; in any domain when the step had none)."""
     with open(path, 'rb') as f:
         f.seek(start)
         text = f.read(end - start).decode(errors='replace')
-    c = dict(invalidations=0, syncs=0, misses=0, kib=0)
+    c = dict(invalidations=0, syncs=0, misses=0, kib=0, qinv=0)
+    domains, blocks = set(), []
     for line in text.splitlines():
         if 'smmuv3_cmdq_opcode' in line:
             if 'CMD_TLBI_' in line:
@@ -675,14 +712,18 @@ def viommu_counts(path, start, end, sid=None):
                 c['syncs'] += 1
         elif 'vtd_inv_desc_iotlb_pages' in line:
             c['invalidations'] += 1
-            m = re.search(r'mask 0x([0-9a-f]+)', line)
-            c['kib'] += 4 << int(m[1], 16) if m else 0
+            m = re.search(r'domain 0x([0-9a-f]+) addr 0x([0-9a-f]+) mask 0x([0-9a-f]+)', line)
+            if m:
+                c['kib'] += 4 << int(m[3], 16)
+                blocks.append((int(m[1], 16), int(m[2], 16), 4096 << int(m[3], 16)))
         elif re.search(r'vtd_inv_desc_wait_(sw|irq)\b', line):
             c['syncs'] += 1
         elif 'vtd_iotlb_page_update' in line:
-            m = re.search(r'sid 0x([0-9a-f]+)', line)
+            m = re.search(r'sid 0x([0-9a-f]+) .*domain 0x([0-9a-f]+)', line)
             if sid is None or (m and int(m[1], 16) == sid):
                 c['misses'] += 1
+                if m:
+                    domains.add(int(m[2], 16))
         elif 'amdvi_pages_inval' in line:
             c['invalidations'] += 1
         elif re.search(r'amdvi_completion_wait\b', line):
@@ -691,6 +732,9 @@ def viommu_counts(path, start, end, sid=None):
             m = re.search(r'devid: ([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])', line)
             if sid is None or (m and pci_sid(f'{m[1]}:{m[2]}.{m[3]}') == sid):
                 c['misses'] += 1
+    c['qinv'] = sum(1 for dom, addr, size in blocks
+                    if (not domains or dom in domains)
+                    and any(addr < hi and lo < addr + size for lo, hi in queues))
     return c
 
 
@@ -716,7 +760,10 @@ def record_viommu(res, b, step, start, mode, kernel, rnd):
     ios = int(kv['ios'])
     if not ios:
         return
-    c = viommu_counts(trace, start, end, pci_sid(kv.get('pci', '').strip()))
+    if mode.startswith('intel-') and family == 'fio' and 'nvme_queues' not in b:
+        b['nvme_queues'] = nvme_queues(trace, start)
+    c = viommu_counts(trace, start, end, pci_sid(kv.get('pci', '').strip()),
+                      b.get('nvme_queues', ()))
     per, unit = ('io', 'per I/O') if family == 'fio' else ('pkt', 'per packet')
     for key, metric in (('invalidations', 'invalidations'), ('syncs', 'syncs')):
         res.add(family, job, mode, kernel, rnd, f'{metric}_per_{per}', round(c[key] / ios, 3),
@@ -727,6 +774,9 @@ def record_viommu(res, b, step, start, mode, kernel, rnd):
     if mode.startswith('intel-'):
         res.add(family, job, mode, kernel, rnd, f'invalidated_kib_per_{per}',
                 round(c['kib'] / ios, 2), 'KiB', 'lower')
+    if mode.startswith('intel-') and family == 'fio' and b.get('nvme_queues'):
+        res.add(family, job, mode, kernel, rnd, 'queue_invalidations', c['qinv'],
+                'in the step', 'lower')
 
 
 def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):

@@ -235,6 +235,63 @@ class TestViommuCounts(unittest.TestCase):
         self.assertEqual(res.get('fio', 'a', 'intel-strict', 'iotlb_misses_per_io'), 1.5)
         self.assertEqual(res.get('fio', 'a', 'intel-strict', 'invalidated_kib_per_io'), 66.0)
 
+    def test_nvme_queues(self):
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, 'trace.log')
+            write(trace, '1@1.0:pci_nvme_mmio_aqattr wrote MMIO, admin queue attributes=0x1f001f\n'
+                  '1@1.0:pci_nvme_mmio_asqaddr wrote MMIO, admin submission queue '
+                  'address=0xffffe000\n'
+                  '1@1.0:pci_nvme_mmio_acqaddr wrote MMIO, admin completion queue '
+                  'address=0xffffd000\n'
+                  '1@1.0:pci_nvme_mmio_acqaddr_hi wrote MMIO, admin completion queue '
+                  'high half=0x1, new_address=0x1ffffd000\n'
+                  '1@1.1:pci_nvme_create_cq create completion queue, addr=0xfffc0000, '
+                  'cqid=1, vector=1, qsize=1023, qflags=1, ien=1\n'
+                  '1@1.1:pci_nvme_create_sq create submission queue, addr=0xfffe0000, '
+                  'sqid=1, cqid=1, qsize=1023, qflags=1\n'
+                  '1@1.1:vtd_iotlb_page_update IOTLB page update sid 0x18 iova 0x1 '
+                  'slpte 0x1 domain 0x1\n')
+            end = os.path.getsize(trace)
+            with open(trace, 'a') as f:
+                f.write('1@1.2:pci_nvme_create_sq create submission queue, addr=0x1000, '
+                        'sqid=2, cqid=1, qsize=3, qflags=1\n')
+            q = run.nvme_queues(trace, end)
+        # 1024 16-byte entries: 16 KiB; 1024 of 64 bytes: 64 KiB; the admin
+        # queues 32 entries each, their pages; the queue created after
+        # `end` is left out
+        self.assertEqual(sorted(q), [(0xfffc0000, 0xfffc4000), (0xfffe0000, 0xffff0000),
+                                     (0xffffe000, 0xfffff000), (0x1ffffd000, 0x1ffffe000)])
+
+    def test_queue_invalidations(self):
+        inv = ('1@1.0:vtd_inv_desc_iotlb_pages iotlb invalidate domain 0x%x '
+               'addr 0x%x mask 0x%x\n')
+        miss = ('1@1.0:vtd_iotlb_page_update IOTLB page update sid 0x18 '
+                'iova 0x5000 slpte 0x1 domain 0x2\n')
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'out'))
+            write(os.path.join(d, 'out', 'fio-a.ios'), 'ios 4\npci 0000:00:03.0\n')
+            trace = os.path.join(d, 'trace.log')
+            write(trace, '1@1.0:pci_nvme_create_sq create submission queue, addr=0x40000, '
+                  'sqid=1, cqid=1, qsize=63, qflags=1\n')
+            start = os.path.getsize(trace)
+            with open(trace, 'a') as f:
+                # the disk's domain (2): a page beside the queue, a 2 MiB
+                # block over it, its last page; another domain's block over
+                # the same IOVA: not the disk's queue
+                f.write(inv % (2, 0x3f000, 0) + inv % (2, 0, 9) + inv % (2, 0x40000, 0) +
+                        inv % (1, 0, 9) + miss + miss.replace('sid 0x18', 'sid 0x20')
+                        .replace('domain 0x2', 'domain 0x1'))
+            res = Recorder()
+            b = dict(rundir=d)
+            run.record_viommu(res, b, 'fio-a', start, 'intel-strict', 'series', 1)
+            self.assertEqual(b['nvme_queues'], [(0x40000, 0x41000)])
+            self.assertEqual(res.get('fio', 'a', 'intel-strict', 'queue_invalidations'), 2)
+            # no queue seen: no such metric
+            res = Recorder()
+            run.record_viommu(res, dict(rundir=d, nvme_queues=[]), 'fio-a', start,
+                              'intel-strict', 'series', 1)
+            self.assertEqual(res.get('fio', 'a', 'intel-strict', 'queue_invalidations'), [])
+
     def test_tx_step_per_packet(self):
         vtd = ('1@1.000001:vtd_inv_desc_iotlb_pages iotlb invalidate domain 0x1 '
                'addr 0xfff00000 mask 0x0\n')
