@@ -53,9 +53,11 @@ netns_of_own() {
 	[ "$(readlink /proc/$1/ns/net)" != "$(readlink /proc/self/ns/net)" ]
 }
 
-# listening PID: a TCP socket listens on port 5001 in PID's network namespace.
+# listening PID: a TCP socket listens on port 5001 in PID's network namespace
+# (an IPv6 one where the kernel has IPv6: nc then listens on ::).
 listening() {
-	nsenter -t $1 -n cat /proc/net/tcp | grep -q ':1389 00000000:0000 0A'
+	nsenter -t $1 -n cat /proc/net/tcp /proc/net/tcp6 2> /dev/null |
+		grep -qE ':1389 0+:0000 0A'
 }
 
 tx_tcp() {
