@@ -4,6 +4,16 @@ top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 export CCACHE_BASEDIR="$top/build"
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+# Depend mode: a cache miss runs the compiler once, taking the headers from
+# its -MD output, instead of running the preprocessor first to hash them. On
+# this 2-core machine it cut cold builds of kernel/ mm/ fs/ net/core/ (569
+# objects, empty cache) from 210 and 206 s to 153 and 168 s (two runs, each
+# order once), and the series bzImage from an empty cache and object
+# directory from 566 to 440 s; hits cost the same (6.4-6.7 s) and find the
+# entries the default mode made. Headers -MMD leaves out (the
+# compiler's own) are covered by ccache's hash of the compiler.
+# CCACHE_NODEPEND=1 turns it off.
+[ -n "${CCACHE_NODEPEND:-}" ] || export CCACHE_DEPEND=1
 export KBUILD_BUILD_USER=dma-fastpath KBUILD_BUILD_HOST=localhost
 export KBUILD_BUILD_TIMESTAMP="2026-11-15 00:00:00 UTC"
 JOBS=${JOBS:-$(nproc)}
