@@ -14,6 +14,9 @@ for part in $PARTS; do
 	tx) ${DFP_SHARE:-/usr/share/dfp}/bench/tx.sh > ${DFP_OUT:-/out}/tx.txt || rc=1 ;;
 	*) echo "unknown part $part"; rc=1 ;;
 	esac
+	# The part's last step ends here, not where the next part's first step
+	# is reached after its setup (whose unmaps would count as that step's)
+	ab_sync "end-$part"
 done
 ab_sync end
 exit $rc

@@ -25,7 +25,8 @@ bind_edu() {
 # step runs anyway, and the host records the pair as not simultaneous.
 # AB_PREFIX is put before NAME (a script run more than once in a boot).
 # A step ends where the next one is reached: the host reads its CPU time
-# there (HOSTCPU=1); the last step of a boot is followed by "end".
+# there (HOSTCPU=1) and its vIOMMU counts close; each part (all.sh) is
+# followed by "end-PART", the boot by "end".
 ab_sync() {
 	[ "${AB_SYNC:-0}" = 1 ] || return 0
 	local n="${AB_PREFIX:-}$1" i=0
