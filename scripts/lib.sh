@@ -11,7 +11,8 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
 # order once), and the series bzImage from an empty cache and object
 # directory from 566 to 440 s; hits cost the same (6.4-6.7 s) and find the
 # entries the default mode made. Headers -MMD leaves out (the
-# compiler's own) are covered by ccache's hash of the compiler.
+# compiler's own) are covered by ccache's hash of the compiler; a file
+# pulled in with .incbin is not, so such sources skip ccache (scripts/kcc).
 # CCACHE_NODEPEND=1 turns it off.
 [ -n "${CCACHE_NODEPEND:-}" ] || export CCACHE_DEPEND=1
 export KBUILD_BUILD_USER=dma-fastpath KBUILD_BUILD_HOST=localhost
@@ -138,9 +139,9 @@ kmake() {
 	local src=$1 obj=$2; shift 2
 	if [ -n "$ARCH_TAG" ]; then
 		make -C "$src" O="$obj" -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
-			CC="ccache ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" "$@"
+			CC="$top/scripts/kcc ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" "$@"
 	else
-		make -C "$src" O="$obj" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+		make -C "$src" O="$obj" -j"$JOBS" CC="$top/scripts/kcc gcc" HOSTCC="ccache gcc" "$@"
 	fi
 }
 
