@@ -178,6 +178,28 @@ TEST_F(edu, bounce_batch)
 }
 
 /*
+ * A device that is not DMA-coherent, in an unmap batch: both entry points
+ * batch its unmaps and do the CPU's cache maintenance at unmap. Only a guest
+ * whose PCIe host bridge is described as not coherent has one (arm64:
+ * scripts/vm with VM_NONCOHERENT=1, which sets DFP_NONCOHERENT=1 for this
+ * test: there the case must apply).
+ */
+TEST_F(edu, noncoherent_batch)
+{
+	const char *nc = getenv("DFP_NONCOHERENT");
+	int ret;
+
+	if (!dfp_mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	ret = run_case("noncoherent_batch");
+	if (ret == -ENODEV && !(nc && *nc == '1'))
+		SKIP(return, "the device is DMA-coherent (or no kprobes)");
+	ASSERT_EQ(batch_expected(), ret);
+}
+
+/*
  * Map until the IOVA space under the device's 28-bit mask is used up: a
  * clean mapping error, and mapping works again once everything is unmapped
  * (strict modes: lazy mode frees IOVA only after the flush queue's flush).

@@ -17,8 +17,10 @@
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
@@ -573,6 +575,144 @@ out:
 }
 
 /*
+ * The CPU cache maintenance of unmaps, seen through a kprobe on
+ * arch_sync_dma_for_cpu(): bytes invalidated for the CPU inside the window
+ * [sync_lo, sync_hi). The function exists only where devices can be
+ * non-coherent.
+ */
+static phys_addr_t sync_lo, sync_hi;
+static atomic_long_t sync_bytes;
+
+static int sync_for_cpu_seen(struct kprobe *p, struct pt_regs *regs)
+{
+	phys_addr_t phys = regs_get_kernel_argument(regs, 0);
+	size_t size = regs_get_kernel_argument(regs, 1);
+
+	if (phys >= READ_ONCE(sync_lo) && phys < READ_ONCE(sync_hi))
+		atomic_long_add(size, &sync_bytes);
+	return 0;
+}
+
+static struct kprobe sync_probe = {
+	.symbol_name	= "arch_sync_dma_for_cpu",
+	.pre_handler	= sync_for_cpu_seen,
+};
+
+/* Unmapped into @batch: it holds @nr unmaps and @bytes were synced for the CPU */
+static int nc_expect(struct dfp_edu *e, struct dma_unmap_batch *batch,
+		     const char *what, unsigned int nr, long bytes)
+{
+	if (batch->nr == nr && atomic_long_read(&sync_bytes) == bytes)
+		return 0;
+	dev_err(&e->pdev->dev, "noncoherent batch: %s: %u unmaps in the batch, %ld bytes synced for the CPU; expected %u and %ld\n",
+		what, batch->nr, atomic_long_read(&sync_bytes), nr, bytes);
+	return -EIO;
+}
+
+/*
+ * Strict mode, a device that is not DMA-coherent (on arm64, a PCIe host
+ * bridge without dma-coherent in the device tree): dma_unmap_phys_batch() of
+ * two pages and dma_iova_destroy_batch() of a two-page IOVA range both go
+ * into the batch, and both invalidate the CPU's cache over what they unmap
+ * before they return (counted through the kprobe); the device's data is in
+ * the buffers then, and after the flush the device reaches none of them.
+ * -ENODEV where the device is coherent or the kprobe cannot be placed.
+ */
+static int case_noncoherent_batch(struct dfp_edu *e)
+{
+	struct device *dev = &e->pdev->dev;
+	struct dma_iova_state state = { };
+	dma_addr_t dma[2] = { };
+	DMA_UNMAP_BATCH(batch);
+	int i, mapped = 0, ret;
+	ssize_t hit = 0;
+	u8 *buf;
+
+	if (!strict_domain(e) || !dma_unmap_batch_wanted(dev))
+		return -EOPNOTSUPP;
+	if (dev_is_dma_coherent(dev) || !IS_ENABLED(CONFIG_KPROBES))
+		return -ENODEV;
+	buf = (u8 *)__get_free_pages(GFP_KERNEL, 2);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, PAT_CPU, 4 * PAGE_SIZE);
+	/* Pages 0 and 1: mapped one by one; 2 and 3: one IOVA range */
+	for (mapped = 0; mapped < 2; mapped++) {
+		dma[mapped] = dma_map_single(dev, buf + mapped * PAGE_SIZE,
+					     PAGE_SIZE, DMA_FROM_DEVICE);
+		if (dma_mapping_error(dev, dma[mapped])) {
+			ret = -ENOMEM;
+			goto unmap;
+		}
+	}
+	if (!dma_iova_try_alloc(dev, &state, virt_to_phys(buf + 2 * PAGE_SIZE),
+				2 * PAGE_SIZE)) {
+		ret = -EOPNOTSUPP;
+		goto unmap;
+	}
+	ret = dma_iova_link(dev, &state, virt_to_phys(buf + 2 * PAGE_SIZE), 0,
+			    2 * PAGE_SIZE, DMA_FROM_DEVICE, 0);
+	if (!ret)
+		ret = dma_iova_sync(dev, &state, 0, 2 * PAGE_SIZE);
+	if (ret) {
+		dma_iova_free(dev, &state);
+		goto unmap;
+	}
+	for (i = 0; !ret && i < 2; i++)
+		ret = edu_dma(e, dma[i], true);
+	if (!ret)
+		ret = edu_dma(e, state.addr + PAGE_SIZE, true);
+	if (ret) {
+		dma_iova_destroy(dev, &state, 2 * PAGE_SIZE, DMA_FROM_DEVICE, 0);
+		goto unmap;
+	}
+
+	sync_lo = virt_to_phys(buf);
+	sync_hi = sync_lo + 4 * PAGE_SIZE;
+	atomic_long_set(&sync_bytes, 0);
+	ret = register_kprobe(&sync_probe);
+	if (ret) {
+		dev_info(dev, "noncoherent batch: no kprobe on %s: %d\n",
+			 sync_probe.symbol_name, ret);
+		dma_iova_destroy(dev, &state, 2 * PAGE_SIZE, DMA_FROM_DEVICE, 0);
+		ret = -ENODEV;
+		goto unmap;
+	}
+	for (i = 0; i < 2; i++)
+		dma_unmap_phys_batch(&batch, dev, dma[i], PAGE_SIZE,
+				     DMA_FROM_DEVICE, 0);
+	ret = nc_expect(e, &batch, "dma_unmap_phys_batch", 2, 2 * PAGE_SIZE);
+	dma_iova_destroy_batch(&batch, dev, &state, 2 * PAGE_SIZE,
+			       DMA_FROM_DEVICE, 0);
+	ret = nc_expect(e, &batch, "dma_iova_destroy_batch", 3,
+			4 * PAGE_SIZE) ?: ret;
+	unregister_kprobe(&sync_probe);
+	for (i = 0; i < 4; i += i ? 2 : 1) {
+		if (changed(buf + i * PAGE_SIZE) != EDU_XFER) {
+			dev_err(dev, "noncoherent batch: page %d: %zu bytes written, expected %d\n",
+				i, changed(buf + i * PAGE_SIZE), EDU_XFER);
+			ret = -EIO;
+		}
+	}
+	memset(buf, PAT_CPU, 4 * PAGE_SIZE);
+	dma_unmap_batch_flush(&batch);
+	for (i = 0; i < 2; i++)
+		hit += edu_dma(e, dma[i], true) ?: changed(buf + i * PAGE_SIZE);
+	hit += edu_dma(e, state.addr + PAGE_SIZE, true) ?:
+	       changed(buf + 3 * PAGE_SIZE);
+	if (hit) {
+		dev_err(dev, "noncoherent batch: DMA after the flush: %zd\n", hit);
+		ret = -EIO;
+	}
+	mapped = 0;
+unmap:
+	while (mapped--)
+		dma_unmap_single(dev, dma[mapped], PAGE_SIZE, DMA_FROM_DEVICE);
+	free_pages((unsigned long)buf, 2);
+	return ret;
+}
+
+/*
  * In every mode: dma_unmap_batch_wanted() is true exactly where an unmap
  * goes into a batch, which is only an IOMMU domain in strict mode (and only
  * where the IOMMU's driver invalidates the batch's ranges with one wait:
@@ -655,6 +795,11 @@ static int case_iova_batch(struct dfp_edu *e)
 }
 
 static int case_bounce_batch(struct dfp_edu *e)
+{
+	return -EOPNOTSUPP;
+}
+
+static int case_noncoherent_batch(struct dfp_edu *e)
 {
 	return -EOPNOTSUPP;
 }
@@ -1524,6 +1669,7 @@ static const struct {
 	{ "exhaust", case_exhaust },
 	{ "exhaust_batch", case_exhaust_batch },
 	{ "bounce_batch", case_bounce_batch },
+	{ "noncoherent_batch", case_noncoherent_batch },
 	{ "debug_batch", case_debug_batch },
 	{ "sg_limits", case_sg_limits },
 	{ "bad_unmap", case_bad_unmap },
