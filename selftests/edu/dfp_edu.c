@@ -623,6 +623,7 @@ static int case_noncoherent_batch(struct dfp_edu *e)
 	struct device *dev = &e->pdev->dev;
 	struct dma_iova_state state = { };
 	dma_addr_t dma[2] = { };
+	struct target t[3];
 	DMA_UNMAP_BATCH(batch);
 	int i, mapped = 0, ret;
 	ssize_t hit = 0;
@@ -658,10 +659,12 @@ static int case_noncoherent_batch(struct dfp_edu *e)
 		dma_iova_free(dev, &state);
 		goto unmap;
 	}
-	for (i = 0; !ret && i < 2; i++)
-		ret = edu_dma(e, dma[i], true);
-	if (!ret)
-		ret = edu_dma(e, state.addr + PAGE_SIZE, true);
+	/* What the device writes: pages 0, 1 and the IOVA range's second */
+	t[0] = (struct target){ buf, dma[0] };
+	t[1] = (struct target){ buf + PAGE_SIZE, dma[1] };
+	t[2] = (struct target){ buf + 3 * PAGE_SIZE, state.addr + PAGE_SIZE };
+	for (i = 0; !ret && i < ARRAY_SIZE(t); i++)
+		ret = edu_dma(e, t[i].dma, true);
 	if (ret) {
 		dma_iova_destroy(dev, &state, 2 * PAGE_SIZE, DMA_FROM_DEVICE, 0);
 		goto unmap;
@@ -687,19 +690,17 @@ static int case_noncoherent_batch(struct dfp_edu *e)
 	ret = nc_expect(e, &batch, "dma_iova_destroy_batch", 3,
 			4 * PAGE_SIZE) ?: ret;
 	unregister_kprobe(&sync_probe);
-	for (i = 0; i < 4; i += i ? 2 : 1) {
-		if (changed(buf + i * PAGE_SIZE) != EDU_XFER) {
-			dev_err(dev, "noncoherent batch: page %d: %zu bytes written, expected %d\n",
-				i, changed(buf + i * PAGE_SIZE), EDU_XFER);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		if (changed(t[i].buf) != EDU_XFER) {
+			dev_err(dev, "noncoherent batch: %pad: %zu bytes written, expected %d\n",
+				&t[i].dma, changed(t[i].buf), EDU_XFER);
 			ret = -EIO;
 		}
 	}
 	memset(buf, PAT_CPU, 4 * PAGE_SIZE);
 	dma_unmap_batch_flush(&batch);
-	for (i = 0; i < 2; i++)
-		hit += edu_dma(e, dma[i], true) ?: changed(buf + i * PAGE_SIZE);
-	hit += edu_dma(e, state.addr + PAGE_SIZE, true) ?:
-	       changed(buf + 3 * PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		hit += target_hit_after_unmap(e, &t[i]);
 	if (hit) {
 		dev_err(dev, "noncoherent batch: DMA after the flush: %zd\n", hit);
 		ret = -EIO;
