@@ -742,12 +742,12 @@ def record_viommu(res, b, step, start, mode, kernel, rnd):
     """The vIOMMU's events of step STEP (trace.log from byte start to here)
     per request the device handled in it (out/STEP.ios: "ios N" and its PCI
     address, "pci 0000:00:03.0"): a fio step's requests the disk completed,
-    a tx step's packets the NIC sent (bench/guest/tx.sh), as the metrics of
-    VIOMMU_TRACE of family fio (per_io) or tx (per_pkt)."""
+    a tx or xdp step's packets the NIC sent (bench/guest/tx.sh, xdp.sh), as
+    the metrics of VIOMMU_TRACE of family fio (per_io), tx or xdp (per_pkt)."""
     trace = os.path.join(b['rundir'], 'trace.log')
     path = os.path.join(b['rundir'], 'out', f'{step}.ios')
     family, _, job = step.partition('-')
-    if family not in ('fio', 'tx') or not os.path.exists(trace) or not os.path.exists(path):
+    if family not in ('fio', 'tx', 'xdp') or not os.path.exists(trace) or not os.path.exists(path):
         return
     end = os.path.getsize(trace)
     # The requests over the whole step, fio's ramp included (fio's own
@@ -843,7 +843,7 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
             if len(ks) == len(boots) or others_gone:
                 for k in ks:
                     trace = os.path.join(boots[k]['rundir'], 'trace.log')
-                    if mode in VIOMMU_TRACE and step.startswith(('fio-', 'tx-')):
+                    if mode in VIOMMU_TRACE and step.startswith(('fio-', 'tx-', 'xdp-')):
                         boots[k]['trace_open'] = (step, os.path.getsize(trace)
                                                   if os.path.exists(trace) else 0)
                     if HOSTCPU and boots[k]['pid']:
@@ -871,6 +871,9 @@ def run_pair(res, mode, parts, order, cpus, rnd, raw, attempt=1):
                 round(cpu / b['wall'], 3), 'CPU', 'higher')
         res.add('testbed', 'guest-wall', mode, k, rnd, 'wall_s', round(b['wall'], 1), 's', 'lower')
         parse_guest(res, b['rundir'], b['rc'], mode, parts, k, rnd)
+        # The guest's last step (XDP's redirect) ends with the guest
+        if b['trace_open']:
+            record_viommu(res, b, *b['trace_open'], mode, k, rnd)
     if alone:
         res.failures.append(f'guest {mode} round {rnd}: {alone} steps ran in one guest alone '
                             f'(the other had ended)')

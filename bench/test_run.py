@@ -193,7 +193,7 @@ class TestViommuCounts(unittest.TestCase):
             f.write(during)
         b = dict(rundir=d)
         run.record_viommu(res, b, 'fio-a', start, mode, 'series', 1)
-        # not a fio step, or no .ios: nothing
+        # no .ios (the step wrote none): nothing
         run.record_viommu(res, b, 'xdp-tx', 0, mode, 'series', 1)
         run.record_viommu(res, b, 'fio-b', 0, mode, 'series', 1)
         return res
@@ -295,17 +295,19 @@ class TestViommuCounts(unittest.TestCase):
     def test_tx_step_per_packet(self):
         vtd = ('1@1.000001:vtd_inv_desc_iotlb_pages iotlb invalidate domain 0x1 '
                'addr 0xfff00000 mask 0x0\n')
-        with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, 'out'))
-            write(os.path.join(d, 'out', 'tx-frags.ios'), 'ios 4\npci 0000:00:03.0\n')
-            trace = os.path.join(d, 'trace.log')
-            write(trace, vtd * 5 + '1@1.1:vtd_inv_desc_wait_sw wait\n')
-            res = Recorder()
-            run.record_viommu(res, dict(rundir=d), 'tx-frags', 0, 'intel-strict', 'series', 1)
-        self.assertEqual(res.get('tx', 'frags', 'intel-strict', 'invalidations_per_pkt'), 1.25)
-        self.assertEqual(res.get('tx', 'frags', 'intel-strict', 'syncs_per_pkt'), 0.25)
-        self.assertEqual(res.get('tx', 'frags', 'intel-strict', 'invalidated_kib_per_pkt'), 5.0)
-        self.assertEqual(res.get('fio', 'frags', 'intel-strict', 'syncs_per_io'), [])
+        for step in ('tx-frags', 'xdp-tx'):
+            family, _, job = step.partition('-')
+            with tempfile.TemporaryDirectory() as d:
+                os.makedirs(os.path.join(d, 'out'))
+                write(os.path.join(d, 'out', step + '.ios'), 'ios 4\npci 0000:00:03.0\n')
+                trace = os.path.join(d, 'trace.log')
+                write(trace, vtd * 5 + '1@1.1:vtd_inv_desc_wait_sw wait\n')
+                res = Recorder()
+                run.record_viommu(res, dict(rundir=d), step, 0, 'intel-strict', 'series', 1)
+            self.assertEqual(res.get(family, job, 'intel-strict', 'invalidations_per_pkt'), 1.25)
+            self.assertEqual(res.get(family, job, 'intel-strict', 'syncs_per_pkt'), 0.25)
+            self.assertEqual(res.get(family, job, 'intel-strict', 'invalidated_kib_per_pkt'), 5.0)
+            self.assertEqual(res.get('fio', job, 'intel-strict', 'syncs_per_io'), [])
 
     def test_tx_rates(self):
         res = Recorder()

@@ -3,9 +3,14 @@
 # XDP NIC through a QEMU hub while dfp_xdp runs ACTION (drop, tx, redirect to
 # the third NIC) for XDP_SECONDS and counts the frames its program saw.
 # One line per action: "xdp action=<a> packets=<n> secs=<s> pps=<p>", after
-# one "xdp generator group=<type>" line.
+# one "xdp generator group=<type>" line. For tx, /out/xdp-tx.ios: the frames
+# the XDP NIC sent back in the step and its PCI address, from which make
+# bench counts the vIOMMU's invalidations and waits per frame, as for
+# bench/guest/tx.sh. (A redirect's frames are not in the third NIC's
+# tx_packets.)
 . ${DFP_SHARE:-/usr/share/dfp}/bench/lib.sh
 secs=${XDP_SECONDS:-5}
+out=${DFP_OUT:-/out}
 
 # The generator NIC is held in passthrough (XDP_GEN_TYPE, see
 # hold_generator), so that its own transmit mappings do not change with the
@@ -38,11 +43,14 @@ for action in "$@"; do
 	[ "$a" = redirect ] && a=redirect:$red
 	# pktgen count 0 runs until stopped; let it reach its rate first.
 	ab_sync "xdp-$action"
+	p0=$(cat /sys/class/net/$xdp/statistics/tx_packets)
 	pktgen_send "$gen" $NIC_XDP_MAC 0 60 &
 	pg=$!
 	sleep 1
 	dfp_xdp "$xdp" "$a" "$secs" || { echo "xdp action=$action error"; rc=1; }
 	echo stop > /proc/net/pktgen/pgctrl
 	wait $pg
+	[ "$action" != tx ] || { echo "ios $(($(cat /sys/class/net/$xdp/statistics/tx_packets) - p0))"
+		echo "pci $(pci_of_mac $NIC_XDP_MAC)"; } > $out/xdp-tx.ios
 done
 exit $rc
