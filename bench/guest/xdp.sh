@@ -30,11 +30,12 @@ pin_irqs() {
 	done
 }
 # Where the NICs' interrupts (and so their NAPI polls) run. pktgen's
-# kpktgend_0 runs on CPU 0; XDP_IRQ_CPU (default 1) takes the XDP NIC and
-# the redirect target, GEN_IRQ_CPU (default 0) the generator. XDP_PIN=0
-# leaves the boot-time affinity.
+# kpktgend_0 runs on CPU 0; XDP_IRQ_CPU (default 1, 0 in a guest of one
+# CPU) takes the XDP NIC and the redirect target, GEN_IRQ_CPU (default 0)
+# the generator. XDP_PIN=0 leaves the boot-time affinity.
+[ "$(grep -c '^processor' /proc/cpuinfo)" -gt 1 ] && xcpu=1 || xcpu=0
 if [ "${XDP_PIN:-1}" = 1 ]; then
-	pin_irqs "$xdp" "${XDP_IRQ_CPU:-1}" && pin_irqs "$red" "${XDP_IRQ_CPU:-1}" &&
+	pin_irqs "$xdp" "${XDP_IRQ_CPU:-$xcpu}" && pin_irqs "$red" "${XDP_IRQ_CPU:-$xcpu}" &&
 		pin_irqs "$gen" "${GEN_IRQ_CPU:-0}" || { echo "cannot pin the NICs' interrupts" >&2; exit 1; }
 fi
 rc=0

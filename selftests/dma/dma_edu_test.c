@@ -359,6 +359,36 @@ TEST_F(edu, debug_batch)
 }
 
 /*
+ * A batch left without a flush (strict mode): it warns as it goes out of
+ * scope and is flushed then (the module checks that the device no longer
+ * reaches the page). WARN_ONCE: the first such batch of the boot warns, and
+ * this is the only one. No DMA-API report.
+ */
+TEST_F(edu, batch_leak)
+{
+	static const char *const what[] = {
+		"left without a flush", "WARNING:",
+	};
+	int count[2] = { 0, 0 };
+	long errors = 0;
+	int ret;
+
+	if (!dfp_mode_is("-strict"))
+		SKIP(return, "mode %s is not strict", dfp_mode());
+	if (!kernel_has_batch())
+		SKIP(return, "kernel without dma_unmap_batch_flush()");
+	if (read_long(DMA_API "disabled") != 0)
+		SKIP(return, "DMA-API debug not enabled");
+	ret = run_reported_case("batch_leak", what, count, 2, &errors);
+	ASSERT_EQ(batch_expected(), ret);
+	if (ret)
+		return;
+	EXPECT_EQ(0, errors);
+	EXPECT_EQ(1, count[0]);
+	EXPECT_EQ(1, count[1]);
+}
+
+/*
  * Fault injection (a kernel with CONFIG_FAULT_INJECTION: the debug kernel of
  * make stress): every allocation of dma_map_sgtable(), dma_iova_link_vec()
  * and an unmap batch failed in turn, each failure clean (see the module).
