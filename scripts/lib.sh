@@ -88,15 +88,15 @@ kernel_src() {
 	echo "$wt"
 }
 
-# scratch_tree NAME REF: set SCRATCH to build/wt-NAME, a worktree of
-# build/linux checked out at REF with nothing else in it, held with a lock
-# until this script exits. Made once; later uses reset it to REF, which
-# rewrites only the files that differ: seconds, where a new worktree of the
-# kernel tree took 15-40 s to write and more to remove. For the checks that
-# read a tree or apply patches to one (b4, get_maintainer.pl).
+# scratch_tree REF: set SCRATCH to build/scratch, a worktree of build/linux
+# checked out at REF with nothing else in it, held with a lock until this
+# script exits. For the checks that read a tree or apply patches to one (b4,
+# get_maintainer.pl). One worktree serves them all (a checkout of the kernel
+# is 1.8 GiB); made once, later uses reset it to REF, which rewrites only the
+# files that differ: seconds, where a new worktree took 15-40 s to write.
 scratch_tree() {
-	local wt="$top/build/wt-$1" ref
-	ref=$(git -C "$top/build/linux" rev-parse "$2^{commit}") || die "no $2 in build/linux (run: make tree)"
+	local wt="$top/build/scratch" ref
+	ref=$(git -C "$top/build/linux" rev-parse "$1^{commit}") || die "no $1 in build/linux (run: make tree)"
 	exec {SCRATCH_LOCK}>"$wt.lock"
 	flock "$SCRATCH_LOCK"
 	# One of an earlier build/linux (make tree made it anew): start again.
@@ -112,6 +112,19 @@ scratch_tree() {
 		git -C "$wt" clean -q -fdx >&2
 	fi
 	SCRATCH=$wt
+}
+
+# scratch_drop: remove build/scratch, under its lock. make check drops it
+# after its last reader: the kernels it builds next need the 1.8 GiB.
+scratch_drop() {
+	local wt="$top/build/scratch" lock
+	exec {lock}>"$wt.lock"
+	flock "$lock"
+	if [ -e "$wt" ]; then
+		git -C "$top/build/linux" worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+		git -C "$top/build/linux" worktree prune
+	fi
+	exec {lock}>&-
 }
 
 # src_lock: hold the build/src lock until this script exits.
