@@ -92,8 +92,9 @@ kernel_src() {
 # checked out at REF with nothing else in it, held with a lock until this
 # script exits. For the checks that read a tree or apply patches to one (b4,
 # get_maintainer.pl). One worktree serves them all (a checkout of the kernel
-# is 1.8 GiB); made once, later uses reset it to REF, which rewrites only the
-# files that differ: seconds, where a new worktree took 15-40 s to write.
+# is 1.8 GiB); later uses reset it to REF, which rewrites only the files that
+# differ: seconds, where a new worktree took 15-40 s to write. make check
+# removes it after its last reader (scratch_drop), so it is made once a check.
 scratch_tree() {
 	local wt="$top/build/scratch" ref
 	ref=$(git -C "$top/build/linux" rev-parse "$1^{commit}") || die "no $1 in build/linux (run: make tree)"
