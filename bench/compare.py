@@ -366,11 +366,12 @@ def build_rows(groups, alpha, paired=True):
             "verdict": verdict(g["better"], b["median"], s["median"], p,
                                alpha),
             "ratio": None,
-            "lazy_ratio": None,
+            "lazy_ratio": None, "lazy_ci": None,
             "ci": ci, "ci_mark": interval_mark(ci),
+            "_by_round": g["by_round"], "_values": g["values"],
         })
     add_pt_ratios(rows)
-    add_lazy_ratios(rows)
+    add_lazy_ratios(rows, paired)
     return rows
 
 
@@ -414,12 +415,34 @@ def pt_mode_of(mode):
     return PT_MODE
 
 
-def add_lazy_ratios(rows):
+def lazy_mode_of(mode):
+    """The lazy mode of a strict one (X-strict -> X-lazy), else None."""
+    return mode[:-len("-strict")] + "-lazy" if mode.endswith("-strict") else None
+
+
+def add_lazy_ratios(rows, paired=True):
     """lazy_ratio = median(X-strict) / median(X-lazy): what strict mode keeps
-    of lazy mode's throughput, same workload/metric/kernel and IOMMU X."""
-    add_ratios(rows, "lazy_ratio",
-               lambda mode: mode[:-len("-strict")] + "-lazy"
-               if mode.endswith("-strict") else None)
+    of lazy mode's throughput, same workload/metric/kernel and IOMMU X.
+    lazy_ci: per kernel, strict/lazy with its interval, paired by round as
+    series/base is (ratio_interval): in one boot that switches modes, and
+    with PAIR=1 at the same moments, a round's two modes share the host's
+    slow and fast moments; not paired when the run's rounds are not."""
+    add_ratios(rows, "lazy_ratio", lazy_mode_of)
+    by_key = {(r["family"], r["workload"], r["mode"], r["metric"]): r
+              for r in rows if r["family"] in RATIO_FAMILIES}
+    for r in rows:
+        lazy = (r["family"] in RATIO_FAMILIES and lazy_mode_of(r["mode"])
+                and by_key.get((r["family"], r["workload"],
+                                lazy_mode_of(r["mode"]), r["metric"])))
+        if not lazy:
+            continue
+        ci = {k: ratio_interval(
+                  {"base": lazy["_by_round"][k], "series": r["_by_round"][k]}
+                  if paired else None,
+                  {"base": lazy["_values"][k], "series": r["_values"][k]})
+              for k in KERNELS}
+        if any(ci.values()):
+            r["lazy_ci"] = ci
 
 
 # --------------------------------------------------------------------------
@@ -563,7 +586,9 @@ DEFINITIONS = [
     f"switch- modes, switched in one boot; smmuv3-pt for the arm64 guest's "
     f"smmuv3- modes), as base / series; blank without pt data.",
     "strict/lazy (fio, xdp): for an X-strict mode, its median ÷ the median "
-    "of X-lazy, same workload, metric and kernel, as base / series.",
+    "of X-lazy, same workload, metric and kernel, as base / series; the "
+    "section Strict against lazy gives it per kernel with an interval, "
+    "paired by round like s/b (in one boot for the switch- modes).",
 ]
 
 MD_COLUMNS = ["workload", "mode", "metric", "unit", "better",
@@ -628,6 +653,21 @@ def headline_lines(rows):
     return out
 
 
+def lazy_lines(rows):
+    """Plain-text lines of the strict/lazy intervals (report and stdout)."""
+    lr = [r for r in rows if r["lazy_ci"]]
+    if not lr:
+        return []
+    out = [f"Strict against lazy: X-strict ÷ X-lazy per kernel [{CI_LEVEL:.0%} "
+           "CI], paired by round like s/b", ""]
+    width = max(len(f"{r['family']} {r['workload']} {r['metric']} {r['mode']}") for r in lr)
+    for r in lr:
+        name = f"{r['family']} {r['workload']} {r['metric']} {r['mode']}"
+        out.append(f"    {name:<{width}}  " + "  ".join(
+            f"{k} {fmt_ci(r['lazy_ci'][k])}" for k in KERNELS))
+    return out
+
+
 def render_markdown(rows, facts):
     out = ["# dma-fastpath benchmark comparison: base vs series", ""]
     for label, value in facts:
@@ -638,6 +678,9 @@ def render_markdown(rows, facts):
     if hl:
         out += ["", "## Headline rows", ""]
         out += [hl[0], ""] + ["```"] + hl[2:-2] + ["```", "", hl[-1]]
+    ll = lazy_lines(rows)
+    if ll:
+        out += ["", "## Strict against lazy", "", ll[0], "", "```"] + ll[2:] + ["```"]
     for family, frows in by_family(rows).items():
         out += ["", f"## {md_escape(family)}", ""]
         out.append("| " + " | ".join(MD_COLUMNS) + " |")
@@ -663,6 +706,9 @@ def render_text(rows, facts):
     hl = headline_lines(rows)
     if hl:
         out += [""] + hl
+    ll = lazy_lines(rows)
+    if ll:
+        out += [""] + ll
     for family, frows in by_family(rows).items():
         cells = [TXT_COLUMNS] + [txt_row_cells(r) for r in frows]
         widths = [max(len(str(c[i])) for c in cells)
@@ -706,6 +752,8 @@ def build_summary(rows):
             entry["ratio_to_pt"] = r["ratio"]
             if r["lazy_ratio"] is not None:
                 entry["ratio_to_lazy"] = r["lazy_ratio"]
+            if r["lazy_ci"]:
+                entry["ratio_to_lazy_ci"] = r["lazy_ci"]
         summary[key] = entry
     return summary
 

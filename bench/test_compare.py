@@ -520,6 +520,64 @@ class TestRatioInterval(unittest.TestCase):
         self.assertAlmostEqual(e["ratio_ci_high"], 1.1)
 
 
+class TestStrictLazyInterval(unittest.TestCase):
+    """strict/lazy per kernel with an interval, paired by round."""
+
+    @staticmethod
+    def records(strict, lazy):
+        """A switch-mode boot per round: each round's moments move strict
+        and lazy together. The series side repeats the base's values."""
+        recs = []
+        for mode, vals in (("switch-strict", strict), ("switch-lazy", lazy)):
+            for rnd, v in enumerate(vals, 1):
+                for k in ("base", "series"):
+                    recs.append(rec("fio", "w:pair", mode, k, rnd, "iops", v,
+                                    "IOPS", "higher"))
+        for i, r in enumerate(recs):
+            r["line"] = i + 1
+        return recs
+
+    def rows(self, strict, lazy, paired=True):
+        groups, _ = compare.group_records(self.records(strict, lazy), True)
+        return compare.build_rows(groups, 0.05, paired)
+
+    def test_paired_resolves_what_medians_cannot(self):
+        # The host's moments move both modes by +-30% between rounds;
+        # strict keeps 0.95 of lazy in every round.
+        lazy = [100, 140, 90, 120, 110, 70]
+        strict = [v * 0.95 for v in lazy]
+        r = [x for x in self.rows(strict, lazy) if x["mode"] == "switch-strict"][0]
+        for k in ("base", "series"):
+            ci = r["lazy_ci"][k]
+            self.assertEqual(ci["method"], "paired")
+            self.assertAlmostEqual(ci["ratio"], 0.95)
+            self.assertAlmostEqual(ci["high"], 0.95)
+        # Unpaired (rounds not comparable), the same values resolve
+        # nothing: the bootstrap interval of the medians holds 1.
+        r = [x for x in self.rows(strict, lazy, paired=False)
+             if x["mode"] == "switch-strict"][0]
+        ci = r["lazy_ci"]["base"]
+        self.assertEqual(ci["method"], "bootstrap")
+        self.assertGreater(ci["high"], 1.0)
+
+    def test_only_strict_rows_and_in_outputs(self):
+        lazy = [100, 104, 98, 101]
+        strict = [97, 99, 96, 99]
+        rows = self.rows(strict, lazy)
+        by_mode = {x["mode"]: x for x in rows}
+        self.assertIsNone(by_mode["switch-lazy"]["lazy_ci"])
+        ci = by_mode["switch-strict"]["lazy_ci"]["series"]
+        self.assertLess(ci["low"], ci["ratio"])
+        self.assertLess(ci["ratio"], ci["high"])
+        e = compare.build_summary(rows)["fio.w:pair.switch-strict.iops"]
+        self.assertEqual(e["ratio_to_lazy_ci"]["base"]["method"], "paired")
+        self.assertNotIn("ratio_to_lazy_ci",
+                         compare.build_summary(rows)["fio.w:pair.switch-lazy.iops"])
+        text = "\n".join(compare.lazy_lines(rows))
+        self.assertIn("fio w:pair iops switch-strict", text)
+        self.assertIn(f"series {compare.fmt_ci(ci)}", text)
+
+
 
 class TestPtModeOf(unittest.TestCase):
     def test_each_guest_has_its_passthrough(self):
