@@ -28,6 +28,10 @@ grep -q " $H 9p " /proc/mounts || fail "no host share at $H (boot with VM_HOSTFS
 [ -x $H/usr/bin/perf ] || fail "no perf on the host (run: scripts/deps)"
 [ -x $H/usr/bin/bpftrace ] || fail "no bpftrace on the host (run: scripts/deps)"
 
+# The tmpfs below hides the host's /tmp, where a checkout may be: the
+# bpftrace script is read before it is mounted.
+cp "$bt" /tmp/dma.bt.in || fail "cannot read $bt"
+bt=/tmp/dma.bt.in
 say "mounting /proc /sys /dev debugfs tracefs and a tmpfs inside $H"
 mount -t proc proc $H/proc
 mount -t sysfs sysfs $H/sys
