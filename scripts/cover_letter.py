@@ -3,18 +3,20 @@
 its first line is the subject, the rest the body; the Cc: lines come from
 Documentation/cover/NAME.cc (make cover).
 
-Every measured figure of the body is a reference into one committed make
+Every measured figure of the body is a reference into a committed make
 bench run, filled in from its summary.json: the run bench/results/LATEST
-names, or the one a line "@run{NAME}" of the body names (a topic measured
-on its own, in a run of the modes it needs; the line is not part of the
-text):
+names, or the one a line "@run{NAME}" of the body names, for the text
+after it up to the next such line (a topic measured on its own, in runs
+of the modes it needs; the line is not part of the text):
 
-  @{KEY:FIELD}        the row KEY of summary.json, its FIELD (base, series,
-  @{KEY:FIELD:SPEC}   change_pct, ratio, ratio_ci_low, ratio_ci_high,
+  @{KEY:FIELD}        the row KEY of summary.json (a paired workload's
+  @{KEY:FIELD:SPEC}   ":pair" included), its FIELD (base, series,
+                      change_pct, ratio, ratio_ci_low, ratio_ci_high,
                       ratio_to_lazy.base, ...), with a Python format SPEC
                       (default: no decimals from 100 up, else 2)
   @{KEY:ci}           "RATIO [LOW, HIGH]", the series/base ratio and its
                       95% interval
+  @{KEY:lazy_ci.K}    the same for strict/lazy of kernel K (base, series)
   @cited{TEXT}        TEXT as it is: a figure from elsewhere (a published
                       result), named as such in the sentence
 
@@ -26,10 +28,10 @@ error of `check`.
   cover_letter.py text NAME          print the body as it goes into the cover
                                      letter (scripts/cover --check counts it)
   cover_letter.py check NAME         every reference resolves in the
-                                     letter's run and no figure is written
+                                     letter's runs and no figure is written
                                      by hand; one line per problem, exit
                                      status 1
-  cover_letter.py run NAME           the name of the letter's run
+  cover_letter.py run NAME           the names of the letter's runs
   cover_letter.py fill PATCH NAME DATE
                                      fill git format-patch's cover letter
                                      PATCH: subject, body, Cc lines, Date:
@@ -43,7 +45,7 @@ TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 DOC = os.path.join(TOP, 'Documentation')
 RESULTS = os.path.join(TOP, 'bench', 'results')
 RUN = re.compile(r'^@run\{([0-9TZ]+)\}[ \t]*\n?', re.M)
-REF = re.compile(r'@\{([^}:]+):([^}:]+)(?::([^}]*))?\}')
+REF = re.compile(r'@\{([^}:]+(?::pair\.[^}:]+)?):([^}:]+)(?::([^}]*))?\}')
 CITED = re.compile(r'@cited\{([^}]*)\}')
 # A figure written by hand: a number with a unit or a percentage or "x"
 # after it, a decimal fraction, or an integer of four or more digits, not
@@ -54,26 +56,39 @@ HANDWRITTEN = re.compile(
     r'|(?<![\w.-])\d{4,}(?![\w.-])')
 
 
-def run_name(body):
-    """The run a body names with @run{NAME}, else the one of LATEST."""
-    named = RUN.findall(body)
-    if len(named) > 1:
-        raise LookupError(f'more than one @run line: {", ".join(named)}')
-    if named:
-        return named[0]
+def latest():
     path = os.path.join(RESULTS, 'LATEST')
     if not os.path.exists(path):
         raise LookupError('no bench/results/LATEST')
     return open(path).read().strip()
 
 
-def load_run(body):
-    """(name, summary) of the body's run."""
-    name = run_name(body)
+def segments(body):
+    """[(run, text)]: the body cut at its @run lines (the lines dropped);
+    the text before the first one is of the run LATEST names (None when
+    that text has no reference)."""
+    out, start, run = [], 0, None
+    for m in RUN.finditer(body):
+        out.append((run, body[start:m.start()]))
+        start, run = m.end(), m.group(1)
+    out.append((run, body[start:]))
+    return [(r if r or not REF.search(t) else latest(), t) for r, t in out]
+
+
+def run_names(body):
+    """The runs a body's figures come from, in order (LATEST's without any)."""
+    names = []
+    for r, t in segments(body):
+        if REF.search(t) and r not in names:
+            names.append(r)
+    return names or [latest()]
+
+
+def load_run(name):
     summ = os.path.join(RESULTS, name, 'summary.json')
     if not os.path.exists(summ):
         raise LookupError(f'run {name} has no bench/results/{name}/summary.json')
-    return name, json.load(open(summ))
+    return json.load(open(summ))
 
 
 def resolve(summary, key, field, spec):
@@ -84,6 +99,11 @@ def resolve(summary, key, field, spec):
         if row.get('ratio') is None:
             raise LookupError(f'{key}: no interval')
         return f"{row['ratio']:.3f} [{row['ratio_ci_low']:.3f}, {row['ratio_ci_high']:.3f}]"
+    if field.startswith('lazy_ci.'):
+        ci = (row.get('ratio_to_lazy_ci') or {}).get(field[len('lazy_ci.'):])
+        if not ci:
+            raise LookupError(f'{key}: no {field}')
+        return f"{ci['ratio']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]"
     v = row
     for part in field.split('.'):
         if not isinstance(v, dict) or v.get(part) is None:
@@ -97,23 +117,30 @@ def resolve(summary, key, field, spec):
 
 
 def fill_refs(body, problems):
-    text = RUN.sub('', body)
-    refs = REF.findall(text) + CITED.findall(text)
-    if not refs:
-        return text
     try:
-        _, summary = load_run(body)
+        parts = segments(body)
     except LookupError as e:
         problems.append(str(e))
-        return text
+        return RUN.sub('', body)
+    out = []
+    for run, text in parts:
+        if REF.search(text):
+            try:
+                summary = load_run(run)
+            except LookupError as e:
+                problems.append(str(e))
+                out.append(text)
+                continue
 
-    def one(m):
-        try:
-            return resolve(summary, m.group(1), m.group(2), m.group(3))
-        except (LookupError, ValueError) as e:
-            problems.append(f'{m.group(0)}: {e}')
-            return m.group(0)
-    return CITED.sub(lambda m: m.group(1), REF.sub(one, text))
+            def one(m, summary=summary):
+                try:
+                    return resolve(summary, m.group(1), m.group(2), m.group(3))
+                except (LookupError, ValueError) as e:
+                    problems.append(f'{m.group(0)}: {e}')
+                    return m.group(0)
+            text = REF.sub(one, text)
+        out.append(CITED.sub(lambda m: m.group(1), text))
+    return ''.join(out)
 
 
 def handwritten(body):
@@ -146,7 +173,7 @@ def check(name):
     subject, body = source(name)
     fill_refs(body, problems)
     problems += [f'line {n + 1}: "{fig}" is written by hand: use @{{KEY:FIELD}} '
-                 f'from the letter\'s run, or @cited{{...}}' for n, fig in handwritten(body)]
+                 f'from the letter\'s runs, or @cited{{...}}' for n, fig in handwritten(body)]
     problems += [f'subject: "{fig}" is a figure' for _, fig in handwritten(subject)]
     return problems
 
@@ -186,7 +213,7 @@ if __name__ == '__main__':
         sys.exit(1 if probs else 0)
     elif len(sys.argv) == 3 and sys.argv[1] == 'run':
         try:
-            print(run_name(source(sys.argv[2])[1]))
+            print(', '.join(run_names(source(sys.argv[2])[1])))
         except LookupError as e:
             sys.exit(f'cover_letter.py: {e}')
     elif len(sys.argv) == 5 and sys.argv[1] == 'fill':
