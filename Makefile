@@ -11,7 +11,7 @@ CMD ?= /usr/share/dfp/dfp-check.sh
 help:
 	@echo "make check     the test suite: ends with 'N passed, N failed' (runs make deps first)"
 	@echo "make bench     A/B benchmarks, base and series guests at once (ROUNDS=5, QUICK=1 smoke run, AA=1 A/A,"
-	@echo "               BASE=/SERIES= any commit, FAMILIES=icount counts, MODES=intel-switch, HOSTCPU=1; runs make deps first)"
+	@echo "               BASE=/SERIES= any commit, FAMILIES=icount counts, MODES=intel-switch|smmuv3-switch, HOSTCPU=1; runs make deps first)"
 	@echo "make deps      install Debian packages, fetch the pinned base source (seconds once done)"
 	@echo "make tree      build/linux: base commit (tag base) + git am of patches/ (tag series)"
 	@echo "make export    write patches/ and the mirrors back from build/linux (base..fastpath)"

@@ -406,10 +406,11 @@ def add_pt_ratios(rows):
 
 
 def pt_mode_of(mode):
-    """The passthrough mode a mode's ratio is taken to: switch-pt for the
-    modes of one boot, smmuv3-pt for the arm64 guest's, else intel-pt."""
-    if mode.startswith("switch-"):
-        return "switch-pt"
+    """The passthrough mode a mode's ratio is taken to: switch-pt (and
+    smmuv3-switch-pt) for the modes of one boot, smmuv3-pt for the arm64
+    guest's, else intel-pt."""
+    if "switch-" in mode:
+        return mode[:mode.index("switch-")] + "switch-pt"
     if mode.startswith("smmuv3-"):
         return "smmuv3-pt"
     return PT_MODE

@@ -15,13 +15,14 @@ report.md, summary.json and plots.
 Environment: ROUNDS (default 5 measured rounds), QUICK=1 (a smoke run of
 every workload: 1 measured round, short durations), FAMILIES (subset of
 "static icount kunit kunit-retpoline dma_map_benchmark fio xdp"), MODES
-(subset of the guest modes; intel-switch only when named), AA=1 (the
+(subset of the guest modes; intel-switch and smmuv3-switch only when
+named), AA=1 (the
 series on both sides: an A/A run), BASE and SERIES (the two sides: any ref
 scripts/build takes, e.g. BASE=patch:12 SERIES=patch:13 for one patch's
 effect), AB, AB_PIN, HOSTCPU=1 (host CPU per fio I/O), XDP_GEN_TYPE (the
 XDP load generator NIC's group type; default identity, empty: as booted),
 APPEND (more guest kernel arguments), KUNIT_GLOB (the KUnit timing cases).
-Mode intel-switch: SW_MODES, SW_JOBS, SW_XDP, SWITCH, FIO_FILE,
+Modes intel-switch and smmuv3-switch: SW_MODES, SW_JOBS, SW_XDP, SWITCH, FIO_FILE,
 FLUSH_PROBES, FLUSH_SPANS, PAIR (see MODE_PARTS).
 
 Family icount counts instead of timing: dma_map_benchmark under QEMU -icount
@@ -108,7 +109,8 @@ with open(os.path.join(TOP, 'bench', 'fio', 'fastpath.fio')) as _f:
 # not comparable with other runs. PAIR=1: two NVMe disks read at once, one
 # in each of two SW_MODES, swapped within the round; a mode's IOPS is the
 # geometric mean of its two runs (workload JOB:pair), so both modes see
-# the same moments of the host.
+# the same moments of the host. smmuv3-switch does the same in the arm64
+# guest (boots smmuv3-strict), recorded as smmuv3-switch-strict etc.
 MODE_PARTS = {
     'intel-strict': ['dmabench', 'fio', 'xdp', 'tx'],
     'intel-lazy': ['dmabench', 'fio', 'xdp', 'tx'],
@@ -117,13 +119,14 @@ MODE_PARTS = {
     'amd-lazy': ['fio'],
     'none': ['fio'],
     'intel-switch': ['switch'],
+    'smmuv3-switch': ['switch'],
     'smmuv3-strict': ['dmabench', 'fio', 'xdp', 'tx'],
     'smmuv3-lazy': ['dmabench', 'fio', 'xdp', 'tx'],
     'smmuv3-pt': ['fio', 'xdp', 'tx'],
 }
 # The arm64 guest's modes (qemu-system-aarch64 -M virt with an SMMUv3;
 # kernels and initramfs built with ARCH=arm64).
-ARM64_MODES = ('smmuv3-strict', 'smmuv3-lazy', 'smmuv3-pt')
+ARM64_MODES = ('smmuv3-strict', 'smmuv3-lazy', 'smmuv3-pt', 'smmuv3-switch')
 # The QEMU trace events each vIOMMU's boots record (both kernels alike), for
 # counts per request the disk completed in each fio job, beside its IOPS:
 # invalidations_per_io (SMMUv3 TLBI commands, VT-d page-selective
@@ -147,7 +150,7 @@ VIOMMU_TRACE = {
     'amd-strict': 'amdvi_pages_inval,amdvi_completion_wait,amdvi_cache_update',
     'amd-lazy': 'amdvi_pages_inval,amdvi_completion_wait,amdvi_cache_update',
 }
-DEFAULT_MODES = [m for m in MODE_PARTS if m != 'intel-switch']
+DEFAULT_MODES = [m for m in MODE_PARTS if not m.endswith('-switch')]
 PART_FAMILY = {'dmabench': ('dma_map_benchmark',), 'dmabench-sg': ('dma_map_benchmark',),
                'fio': ('fio',), 'xdp': ('xdp',), 'tx': ('tx',), 'switch': ('fio', 'xdp')}
 SW_MODES = os.environ.get('SW_MODES', 'DMA DMA-FQ identity').split()
@@ -445,7 +448,7 @@ def guest_cmd(mode, parts, kernel, rnd, raw, attempt, sync):
     genv = [f'{k}={v}' for k, v in TIMES.items()] + [f'AB_SYNC={int(sync)}'] + XDP_GEN + \
         (['XDP_IRQ_CPU=0'] if os.environ.get('VM_SMP') == '1' else [])
     if parts == ['switch']:
-        boot_mode = 'intel-strict'
+        boot_mode = mode.replace('-switch', '-strict')
         genv += ['ROUNDS=1', f'ROUND_FIRST={rnd}',
                  f'FIO_JOBS={SW_JOBS if "fio" in FAMILIES else ""}',
                  f'XDP_ACTIONS={SW_XDP if "xdp" in FAMILIES and not PAIR else ""}',
@@ -500,8 +503,16 @@ def switch_step(stem):
     return m.groups() if m else None
 
 
-def parse_switch(res, out, kernel, rnd):
-    """The files bench/guest/modes.sh wrote for one boot of intel-switch."""
+def switch_mode(boot, gtype):
+    """The mode one boot of intel-switch or smmuv3-switch records for IOMMU
+    group type gtype: switch-strict, ... and smmuv3-switch-strict, ...."""
+    prefix = '' if boot == 'intel-switch' else boot.removesuffix('-switch') + '-'
+    return f'{prefix}switch-{SW_NAMES[gtype]}'
+
+
+def parse_switch(res, out, kernel, rnd, boot='intel-switch'):
+    """The files bench/guest/modes.sh wrote for one boot of intel-switch or
+    smmuv3-switch (boot)."""
     files = sorted(os.listdir(out)) if os.path.isdir(out) else []
     pair = {}
     for f in files:
@@ -518,7 +529,7 @@ def parse_switch(res, out, kernel, rnd):
         if not step or ext not in ('.json', '.flush', '.spans', '.txt'):
             continue
         (gtype, job), ext = step, ext[1:]
-        mode = f'switch-{SW_NAMES[gtype]}'
+        mode = switch_mode(boot, gtype)
         if ext == 'json':
             try:
                 parse_fio(res, path, mode, kernel, rnd)
@@ -547,7 +558,7 @@ def parse_switch(res, out, kernel, rnd):
                     res.add('fio', job, mode, kernel, rnd, f'invalidations_{size}_per_io',
                             c / ios if ios else None, 'per I/O', 'lower')
     for (job, t), v in sorted(pair.items()):
-        res.add('fio', f'{job}:pair', f'switch-{SW_NAMES[t]}', kernel, rnd, 'iops',
+        res.add('fio', f'{job}:pair', switch_mode(boot, t), kernel, rnd, 'iops',
                 round((v[0] * v[1]) ** 0.5, 1) if len(v) == 2 else None, 'IOPS', 'higher')
 
 
@@ -556,7 +567,7 @@ def parse_guest(res, rundir, rc, mode, parts, kernel, rnd):
         res.failures.append(f'guest {mode} {kernel} round {rnd}: rc {rc} ({rundir})')
     out = os.path.join(rundir, 'out')
     if 'switch' in parts:
-        parse_switch(res, out, kernel, rnd)
+        parse_switch(res, out, kernel, rnd, mode)
         return
     if any(p.startswith('dmabench') for p in parts):
         p = os.path.join(out, 'dmabench.txt')
@@ -642,7 +653,7 @@ def record_hostcpu(res, b, step, cpu, mode, kernel, rnd):
     if step.startswith('fio-'):
         job = step[len('fio-'):]
     elif sw:
-        mode, job = f'switch-{SW_NAMES[sw[0]]}', sw[1]
+        mode, job = switch_mode(mode, sw[0]), sw[1]
     else:
         return
     if not os.path.exists(path):

@@ -584,6 +584,7 @@ class TestPtModeOf(unittest.TestCase):
         self.assertEqual(compare.pt_mode_of("intel-strict"), "intel-pt")
         self.assertEqual(compare.pt_mode_of("amd-strict"), "intel-pt")
         self.assertEqual(compare.pt_mode_of("switch-lazy"), "switch-pt")
+        self.assertEqual(compare.pt_mode_of("smmuv3-switch-strict"), "smmuv3-switch-pt")
         self.assertEqual(compare.pt_mode_of("smmuv3-strict"), "smmuv3-pt")
 
 

@@ -71,6 +71,28 @@ class TestSwitch(unittest.TestCase):
         self.assertEqual(res.get('fio', 'b', 'switch-strict', 'iops'), 50.0)
         self.assertEqual({r[3:5] for r in res.recs}, {('series', 3)})
 
+    def test_arm64_boot_has_modes_of_its_own(self):
+        # smmuv3-switch records smmuv3-switch-*, which compare keeps apart
+        # from intel-switch's switch-* in one run; the pair's IOPS too
+        res = Recorder()
+        with tempfile.TemporaryDirectory() as d:
+            fio_json(os.path.join(d, 'r2-DMA-a.json'), 'a', 90.0)
+            fio_json(os.path.join(d, 'r2-identity-a.json'), 'a', 120.0)
+            fio_json(os.path.join(d, 'r2-a-DMA-b.json'), 'b', 40.0)
+            fio_json(os.path.join(d, 'r2-b-DMA-b.json'), 'b', 90.0)
+            run.parse_switch(res, d, 'series', 2, 'smmuv3-switch')
+        self.assertEqual(res.failures, [])
+        self.assertEqual(res.get('fio', 'a', 'smmuv3-switch-strict', 'iops'), 90.0)
+        self.assertEqual(res.get('fio', 'a', 'smmuv3-switch-pt', 'iops'), 120.0)
+        self.assertEqual(res.get('fio', 'b:pair', 'smmuv3-switch-strict', 'iops'), 60.0)
+        self.assertEqual(res.get('fio', 'a', 'switch-strict', 'iops'), [])
+
+    def test_boot_mode(self):
+        for mode, boot in (('intel-switch', 'intel-strict'), ('smmuv3-switch', 'smmuv3-strict')):
+            with tempfile.TemporaryDirectory() as d:
+                cmd, _, _ = run.guest_cmd(mode, ['switch'], 'series', 1, d, 1, False)
+            self.assertEqual(cmd[cmd.index('--') - 1], boot)
+
     def test_invalidations_per_io(self):
         res = switch_files({
             'r1-DMA-a.flush': 'ios 1000\ncache_tag_flush_range 700\ncache_tag_flush_all 50\n',
